@@ -1,0 +1,19 @@
+// `ninfer` command line: subcommands register themselves here.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/grammar_commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"NInfer: LLM inference with guaranteed structured output"};
+  app.require_subcommand(1);
+  int status = 0;
+  ninfer::cli::register_grammar_commands(app, status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return status;
+}

@@ -1,0 +1,19 @@
+// GBNF (llama.cpp / XGrammar flavoured EBNF) → grammar IR, with line:column errors.
+#pragma once
+
+#include <string_view>
+
+#include "grammar/grammar_ir.h"
+
+namespace ninfer::grammar {
+
+struct GbnfOptions {
+  std::string_view root_rule = "root";
+  int max_nesting = 1000;        // groups/repetitions nested deeper are a TooDeep error
+  uint32_t max_repetition = 100000;  // {m,n} counts above this are a BadRepetition error
+};
+
+// Throws GrammarError (located) on any malformed input; never crashes.
+Grammar parse_gbnf(std::string_view source, const GbnfOptions& options = {});
+
+}  // namespace ninfer::grammar

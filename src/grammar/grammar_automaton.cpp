@@ -1,0 +1,336 @@
+// Subset construction of each rule's NFA into a DFA over byte classes, then the global analyses:
+// productive rules (trimming), nullable rules, FIRST1/FOLLOW1 byte sets.
+#include "grammar/grammar_automaton.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "grammar/rule_nfa.h"
+
+namespace ninfer::grammar {
+
+size_t GrammarAutomaton::memory_bytes() const {
+  return state_rule.size() * 4 + accepting.size() + simple.size() + trans.size() * 4 + call_begin.size() * 4 +
+         calls.size() * sizeof(CallEdge) + tok_begin.size() * 4 + toks.size() * sizeof(TokenEdge) +
+         rule_start.size() * 4 + follow1.size() * 32;
+}
+
+namespace {
+
+struct VecHash {
+  size_t operator()(const std::vector<uint32_t>& v) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t x : v) h = (h ^ x) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+// Per-rule DFA before global numbering.
+struct LocalDfa {
+  std::vector<uint8_t> accepting;
+  std::vector<std::vector<uint32_t>> trans;  // [state][class]
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> calls;   // (IR rule, local target)
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> tokens;  // (IR token expr, local target)
+};
+
+void epsilon_closure(const RuleNfa& nfa, std::vector<uint32_t>& set, std::vector<uint32_t>& mark, uint32_t stamp) {
+  for (uint32_t s : set) mark[s] = stamp;
+  for (size_t i = 0; i < set.size(); ++i) {
+    for (uint32_t t : nfa.states[set[i]].eps) {
+      if (mark[t] != stamp) {
+        mark[t] = stamp;
+        set.push_back(t);
+      }
+    }
+  }
+  std::sort(set.begin(), set.end());
+}
+
+LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_class, uint32_t num_classes,
+                     uint32_t max_states) {
+  LocalDfa dfa;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, VecHash> ids;
+  std::vector<std::vector<uint32_t>> subsets;
+  std::vector<uint32_t> mark(nfa.states.size(), 0);
+  uint32_t stamp = 0;
+  auto intern = [&](std::vector<uint32_t> set) -> uint32_t {
+    epsilon_closure(nfa, set, mark, ++stamp);
+    auto it = ids.find(set);
+    if (it != ids.end()) return it->second;
+    if (subsets.size() >= max_states)
+      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(max_states) + " states");
+    uint32_t id = static_cast<uint32_t>(subsets.size());
+    ids.emplace(set, id);
+    subsets.push_back(std::move(set));
+    return id;
+  };
+  intern({nfa.start});
+  std::vector<std::vector<uint32_t>> per_class(num_classes);
+  for (size_t d = 0; d < subsets.size(); ++d) {
+    const std::vector<uint32_t> cur = subsets[d];
+    for (auto& v : per_class) v.clear();
+    std::map<int32_t, std::vector<uint32_t>> call_targets, token_targets;
+    bool acc = false;
+    for (uint32_t s : cur) {
+      if (s == nfa.accept) acc = true;
+      const NfaState& st = nfa.states[s];
+      for (const auto& e : st.bytes) {
+        // Classes are contiguous in byte order, so a byte range maps to a run of classes, but
+        // classes are numbered by first appearance: walk the bytes' classes directly.
+        uint32_t last = UINT32_MAX;
+        for (uint32_t b = e.lo; b <= e.hi; ++b) {
+          uint32_t c = byte_class[b];
+          if (c == last) continue;
+          last = c;
+          auto& v = per_class[c];
+          if (v.empty() || v.back() != e.target) v.push_back(e.target);
+        }
+      }
+      for (const auto& [r, t] : st.calls) call_targets[r].push_back(t);
+      for (const auto& [x, t] : st.tokens) token_targets[x].push_back(t);
+    }
+    std::vector<uint32_t> row(num_classes, kDeadState);
+    for (uint32_t c = 0; c < num_classes; ++c) {
+      if (per_class[c].empty()) continue;
+      auto v = per_class[c];
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      row[c] = intern(std::move(v));
+    }
+    std::vector<std::pair<int32_t, uint32_t>> calls, tokens;
+    for (auto& [r, v] : call_targets) calls.emplace_back(r, intern(v));
+    for (auto& [x, v] : token_targets) tokens.emplace_back(x, intern(v));
+    dfa.accepting.push_back(acc);
+    dfa.trans.push_back(std::move(row));
+    dfa.calls.push_back(std::move(calls));
+    dfa.tokens.push_back(std::move(tokens));
+  }
+  return dfa;
+}
+
+}  // namespace
+
+GrammarAutomaton build_automaton(const Grammar& g, const AutomatonLimits& limits) {
+  GrammarAutomaton a;
+  std::vector<uint8_t> inlined = choose_inlined_rules(g, limits.inline_max_states);
+  inlined[g.root] = 0;
+
+  // Rules that need their own DFA: the root and every rule called through a non-inlined reference.
+  std::vector<int32_t> ir_to_auto(g.rules.size(), -1);
+  std::vector<int32_t> order{g.root};
+  std::vector<RuleNfa> nfas;
+  ir_to_auto[g.root] = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    nfas.push_back(build_rule_nfa(g, order[i], inlined, limits.max_nfa_states));
+    for (const auto& st : nfas.back().states)
+      for (const auto& [r, t] : st.calls)
+        if (ir_to_auto[r] < 0) {
+          ir_to_auto[r] = static_cast<int32_t>(order.size());
+          order.push_back(r);
+        }
+  }
+
+  // Byte classes: bytes that no edge boundary separates behave identically everywhere.
+  std::array<uint8_t, 257> boundary{};
+  boundary[0] = 1;
+  for (const auto& nfa : nfas)
+    for (const auto& st : nfa.states)
+      for (const auto& e : st.bytes) {
+        boundary[e.lo] = 1;
+        boundary[e.hi + 1] = 1;
+      }
+  uint32_t cls = 0;
+  for (int b = 0; b < 256; ++b) {
+    if (b > 0 && boundary[b]) ++cls;
+    a.byte_class[b] = static_cast<uint8_t>(cls);
+  }
+  a.num_classes = cls + 1;
+
+  // Token sets referenced by the grammar.
+  std::unordered_map<int32_t, uint32_t> token_set_ids;
+  auto token_set_of = [&](int32_t expr) {
+    auto it = token_set_ids.find(expr);
+    if (it != token_set_ids.end()) return it->second;
+    const Expr& e = g.exprs[expr];
+    uint32_t id = static_cast<uint32_t>(a.token_sets.size());
+    a.token_sets.push_back({e.token_ids, e.exclude, e.location});
+    token_set_ids.emplace(expr, id);
+    return id;
+  };
+
+  // Determinise each rule and number the states globally. The augmented start rule comes last.
+  const uint32_t num_rules = static_cast<uint32_t>(order.size());
+  std::vector<LocalDfa> dfas;
+  std::vector<uint32_t> base(num_rules + 1, 0);
+  uint32_t total = 0;
+  for (uint32_t r = 0; r < num_rules; ++r) {
+    dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, limits.max_dfa_states - std::min(total, limits.max_dfa_states)));
+    base[r] = total;
+    total += static_cast<uint32_t>(dfas.back().accepting.size());
+    if (total > limits.max_dfa_states)
+      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states");
+  }
+  nfas.clear();
+  a.aug_rule = num_rules;
+  a.aug_start = total;
+  a.aug_accept = total + 1;
+  const uint32_t n = total + 2;
+  a.state_rule.resize(n);
+  a.accepting.assign(n, 0);
+  a.trans.assign(size_t(n) * a.num_classes, kDeadState);
+  a.call_begin.assign(n + 1, 0);
+  a.tok_begin.assign(n + 1, 0);
+  for (uint32_t r = 0; r < num_rules; ++r) {
+    a.rule_start.push_back(base[r]);
+    a.rule_names.push_back(g.rules[order[r]].name);
+  }
+  a.rule_start.push_back(a.aug_start);
+  a.rule_names.push_back("<start>");
+  for (uint32_t r = 0; r < num_rules; ++r) {
+    const LocalDfa& d = dfas[r];
+    for (uint32_t s = 0; s < d.accepting.size(); ++s) {
+      uint32_t gs = base[r] + s;
+      a.state_rule[gs] = r;
+      a.accepting[gs] = d.accepting[s];
+      for (uint32_t c = 0; c < a.num_classes; ++c)
+        if (d.trans[s][c] != kDeadState) a.trans[size_t(gs) * a.num_classes + c] = base[r] + d.trans[s][c];
+      a.call_begin[gs] = static_cast<uint32_t>(a.calls.size());
+      for (const auto& [ir, t] : d.calls[s]) a.calls.push_back({static_cast<uint32_t>(ir_to_auto[ir]), base[r] + t});
+      a.tok_begin[gs] = static_cast<uint32_t>(a.toks.size());
+      for (const auto& [x, t] : d.tokens[s]) a.toks.push_back({token_set_of(x), base[r] + t});
+    }
+  }
+  a.state_rule[a.aug_start] = a.state_rule[a.aug_accept] = a.aug_rule;
+  a.accepting[a.aug_accept] = 1;
+  a.call_begin[a.aug_start] = static_cast<uint32_t>(a.calls.size());
+  a.tok_begin[a.aug_start] = static_cast<uint32_t>(a.toks.size());
+  a.calls.push_back({0, a.aug_accept});
+  a.call_begin[a.aug_accept] = static_cast<uint32_t>(a.calls.size());
+  a.tok_begin[a.aug_accept] = static_cast<uint32_t>(a.toks.size());
+  a.call_begin[n] = static_cast<uint32_t>(a.calls.size());
+  a.tok_begin[n] = static_cast<uint32_t>(a.toks.size());
+  const uint32_t all_rules = num_rules + 1;
+
+  // Productive rules and live states (can still reach acceptance), as one fixpoint.
+  std::vector<uint8_t> live(n, 0), productive(all_rules, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t s = n; s-- > 0;) {
+      if (live[s]) continue;
+      bool l = a.accepting[s];
+      for (uint32_t c = 0; c < a.num_classes && !l; ++c) {
+        uint32_t t = a.trans[size_t(s) * a.num_classes + c];
+        l = t != kDeadState && live[t];
+      }
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1] && !l; ++i)
+        l = productive[a.calls[i].rule] && live[a.calls[i].target];
+      for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1] && !l; ++i) l = live[a.toks[i].target];
+      if (l) {
+        live[s] = 1;
+        changed = true;
+      }
+    }
+    for (uint32_t r = 0; r < all_rules; ++r)
+      if (!productive[r] && live[a.rule_start[r]]) {
+        productive[r] = 1;
+        changed = true;
+      }
+  }
+  if (!productive[a.aug_rule]) {
+    throw GrammarError(GrammarErrorKind::EmptyLanguage, "rule '" + g.rules[g.root].name + "' derives no string",
+                       g.rules[g.root].location);
+  }
+  // Trim: drop edges into dead states and calls of unproductive rules, so every reachable item can still finish.
+  {
+    std::vector<CallEdge> calls;
+    std::vector<TokenEdge> toks;
+    std::vector<uint32_t> cb(n + 1), tb(n + 1);
+    for (uint32_t s = 0; s < n; ++s) {
+      for (uint32_t c = 0; c < a.num_classes; ++c) {
+        uint32_t& t = a.trans[size_t(s) * a.num_classes + c];
+        if (t != kDeadState && !live[t]) t = kDeadState;
+      }
+      cb[s] = static_cast<uint32_t>(calls.size());
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1]; ++i)
+        if (productive[a.calls[i].rule] && live[a.calls[i].target]) calls.push_back(a.calls[i]);
+      tb[s] = static_cast<uint32_t>(toks.size());
+      for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1]; ++i)
+        if (live[a.toks[i].target]) toks.push_back(a.toks[i]);
+    }
+    cb[n] = static_cast<uint32_t>(calls.size());
+    tb[n] = static_cast<uint32_t>(toks.size());
+    a.calls = std::move(calls);
+    a.toks = std::move(toks);
+    a.call_begin = std::move(cb);
+    a.tok_begin = std::move(tb);
+  }
+
+  // Nullable rules: the start state reaches acceptance through nullable calls alone.
+  std::vector<uint8_t> eps_end(n, 0);
+  a.rule_nullable.assign(all_rules, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t s = n; s-- > 0;) {
+      if (eps_end[s]) continue;
+      bool e = a.accepting[s];
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1] && !e; ++i)
+        e = a.rule_nullable[a.calls[i].rule] && eps_end[a.calls[i].target];
+      if (e) {
+        eps_end[s] = 1;
+        changed = true;
+      }
+    }
+    for (uint32_t r = 0; r < all_rules; ++r)
+      if (!a.rule_nullable[r] && eps_end[a.rule_start[r]]) {
+        a.rule_nullable[r] = 1;
+        changed = true;
+      }
+  }
+
+  // FIRST1 per state, then FOLLOW1 per rule (token edges count as "any byte").
+  std::vector<std::bitset<256>> first(n);
+  std::bitset<256> all;
+  all.set();
+  for (uint32_t s = 0; s < n; ++s) {
+    for (int b = 0; b < 256; ++b)
+      if (a.trans[size_t(s) * a.num_classes + a.byte_class[b]] != kDeadState) first[s].set(b);
+    if (a.tok_begin[s] != a.tok_begin[s + 1]) first[s] = all;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t s = 0; s < n; ++s) {
+      auto f = first[s];
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1]; ++i) {
+        f |= first[a.rule_start[a.calls[i].rule]];
+        if (a.rule_nullable[a.calls[i].rule]) f |= first[a.calls[i].target];
+      }
+      if (f != first[s]) {
+        first[s] = f;
+        changed = true;
+      }
+    }
+  }
+  a.follow1.assign(all_rules, {});
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t s = 0; s < n; ++s) {
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1]; ++i) {
+        const CallEdge& e = a.calls[i];
+        auto f = a.follow1[e.rule] | first[e.target];
+        if (eps_end[e.target]) f |= a.follow1[a.state_rule[s]];
+        if (f != a.follow1[e.rule]) {
+          a.follow1[e.rule] = f;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  a.simple.assign(n, 0);
+  for (uint32_t s = 0; s < n; ++s)
+    a.simple[s] = !a.accepting[s] && a.call_begin[s] == a.call_begin[s + 1] && a.tok_begin[s] == a.tok_begin[s + 1];
+  return a;
+}
+
+}  // namespace ninfer::grammar

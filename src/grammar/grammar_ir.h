@@ -1,0 +1,79 @@
+// The grammar IR shared by every front end (GBNF, JSON Schema, regex, choice, tool contracts).
+// Expressions live in one flat arena and refer to each other by index, so no operation on the
+// IR needs native recursion proportional to the source nesting (10 MB of brackets stays safe).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "grammar/grammar_error.h"
+
+namespace ninfer::grammar {
+
+inline constexpr uint32_t kUnbounded = std::numeric_limits<uint32_t>::max();
+inline constexpr uint32_t kMaxCodepoint = 0x10FFFF;
+
+// Inclusive range of Unicode scalar values.
+struct CodepointRange {
+  uint32_t lo = 0;
+  uint32_t hi = 0;
+  bool operator==(const CodepointRange&) const = default;
+};
+
+enum class ExprKind : uint8_t {
+  Empty,      // matches the empty string
+  Literal,    // exact bytes (UTF-8 for text literals)
+  CharClass,  // one Unicode scalar value from `ranges` (already normalised: sorted, merged, negation applied)
+  ByteClass,  // one raw byte from `ranges` (values 0..255); lets front ends speak below UTF-8
+  RuleRef,    // reference to rules[rule]
+  Sequence,   // children in order
+  Choice,     // one of children
+  Repeat,     // children[0] repeated min..max times (max may be kUnbounded)
+  TokenSet,   // one whole token: an id in token_ids, or (exclude) any generable normal token not in it
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Empty;
+  std::string literal;                 // Literal
+  std::vector<CodepointRange> ranges;  // CharClass / ByteClass
+  int32_t rule = -1;                   // RuleRef
+  std::vector<int32_t> children;       // Sequence / Choice / Repeat
+  uint32_t min = 0, max = 0;           // Repeat
+  std::vector<int32_t> token_ids;      // TokenSet (sorted, unique)
+  bool exclude = false;                // TokenSet
+  SourceLocation location;             // where the expression starts in its source (if any)
+};
+
+struct Rule {
+  std::string name;
+  int32_t body = -1;       // expression index
+  int32_t lookahead = -1;  // optional `(= ...)` hint: expression index or -1
+  SourceLocation location;
+};
+
+// A whole grammar: rules, the expression arena, and the entry rule.
+struct Grammar {
+  std::vector<Expr> exprs;
+  std::vector<Rule> rules;
+  int32_t root = -1;
+
+  int32_t add(Expr e) {
+    exprs.push_back(std::move(e));
+    return static_cast<int32_t>(exprs.size() - 1);
+  }
+  int32_t rule_index(const std::string& name) const;
+
+  // Canonical text form, used for cache keys and debugging (stable across runs).
+  std::string to_string() const;
+};
+
+// Sorts, merges and clips ranges; `negate` complements within [0, max_value] (surrogates are
+// never members of a CharClass).
+std::vector<CodepointRange> normalize_ranges(std::vector<CodepointRange> ranges, bool negate, uint32_t max_value);
+
+// Appends the UTF-8 encoding of a scalar value.
+void append_utf8(std::string& out, uint32_t codepoint);
+
+}  // namespace ninfer::grammar

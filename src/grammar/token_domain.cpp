@@ -1,0 +1,98 @@
+#include "grammar/token_domain.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+
+namespace ninfer::grammar {
+
+TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<TokenClass> classes,
+                         std::vector<int32_t> eos_ids)
+    : bytes_(std::move(token_bytes)), classes_(std::move(classes)), eos_ids_(std::move(eos_ids)) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (classes_.size() != bytes_.size()) throw std::invalid_argument("token domain: classes and bytes differ in size");
+  const int32_t n = size();
+  std::sort(eos_ids_.begin(), eos_ids_.end());
+  eos_ids_.erase(std::unique(eos_ids_.begin(), eos_ids_.end()), eos_ids_.end());
+  for (int32_t e : eos_ids_) {
+    if (e < 0 || e >= n) throw std::invalid_argument("token domain: EOS id out of range");
+    // EOS is completion control, never text.
+    if (classes_[e] == TokenClass::Normal) classes_[e] = TokenClass::Control;
+  }
+  for (int32_t i = 0; i < n; ++i)
+    if (classes_[i] == TokenClass::Normal && bytes_[i].empty()) classes_[i] = TokenClass::NotGenerable;
+
+  // Sort normal tokens by bytes; build the preorder trie from consecutive common prefixes.
+  std::vector<int32_t> order;
+  order.reserve(n);
+  for (int32_t i = 0; i < n; ++i)
+    if (classes_[i] == TokenClass::Normal) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return bytes_[a] != bytes_[b] ? bytes_[a] < bytes_[b] : a < b;
+  });
+  TokenTrie& t = trie_;
+  t.node_of_token.assign(n, -1);
+  t.byte.push_back(0);
+  t.depth.push_back(0);
+  t.token_begin.push_back(0);
+  std::vector<uint32_t> path{0};  // node index at each depth along the current token
+  const std::string* prev = nullptr;
+  for (int32_t id : order) {
+    const std::string& s = bytes_[id];
+    if (s.size() > 65535) throw std::invalid_argument("token domain: token longer than 65535 bytes");
+    size_t lcp = 0;
+    if (prev) {
+      const size_t m = std::min(prev->size(), s.size());
+      while (lcp < m && (*prev)[lcp] == s[lcp]) ++lcp;
+    }
+    path.resize(lcp + 1);
+    for (size_t d = lcp; d < s.size(); ++d) {
+      t.byte.push_back(static_cast<uint8_t>(s[d]));
+      t.depth.push_back(static_cast<uint16_t>(d + 1));
+      t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
+      path.push_back(t.num_nodes() - 1);
+    }
+    // Tokens ending at the current node are appended in order, so token_begin stays monotone.
+    t.ids.push_back(id);
+    t.node_of_token[id] = static_cast<int32_t>(path.back());
+    prev = &s;
+  }
+  t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
+  // token_begin[node] was recorded when the node was created, before its own tokens were pushed;
+  // tokens of node k therefore lie in [token_begin[k], token_begin[k+1]).
+  const uint32_t nodes = t.num_nodes();
+  t.subtree_end.assign(nodes, nodes);
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < nodes; ++i) {
+    while (!stack.empty() && t.depth[stack.back()] >= t.depth[i]) {
+      t.subtree_end[stack.back()] = i;
+      stack.pop_back();
+    }
+    stack.push_back(i);
+  }
+
+  normal_mask_.assign(mask_words(), 0);
+  for (int32_t i = 0; i < n; ++i)
+    if (classes_[i] == TokenClass::Normal) normal_mask_[i >> 5] |= 1u << (i & 31);
+
+  uint64_t h = 1469598103934665603ull;
+  for (int32_t i = 0; i < n; ++i) {
+    for (unsigned char c : bytes_[i]) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ (0x100u + static_cast<unsigned>(classes_[i]))) * 1099511628211ull;
+  }
+  for (int32_t e : eos_ids_) h = (h ^ static_cast<uint64_t>(e)) * 1099511628211ull;
+  fingerprint_ = h;
+  build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool TokenDomain::is_eos(int32_t id) const { return std::binary_search(eos_ids_.begin(), eos_ids_.end(), id); }
+
+size_t TokenDomain::memory_bytes() const {
+  size_t m = 0;
+  for (const auto& s : bytes_) m += s.capacity() + sizeof(std::string);
+  m += classes_.size() + trie_.byte.size() * (1 + 2 + 4 + 4) + trie_.ids.size() * 4 + trie_.node_of_token.size() * 4;
+  return m + normal_mask_.size() * 4;
+}
+
+}  // namespace ninfer::grammar
