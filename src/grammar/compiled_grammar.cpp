@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "grammar/earley_parser.h"
+#include "grammar/follow_automaton.h"
 
 namespace ninfer::grammar {
 
@@ -28,36 +29,74 @@ std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
   return k;
 }
 
-// Walks the whole token trie from one DFA state with a local Earley parse (see the header).
+// Walks the whole token trie from one DFA state. While the local parse is a single item in a
+// plain byte state it is a table lookup per trie node; otherwise a local Earley parse seeded with
+// (state, root) runs. Bytes past the completion of the state's rule are followed through the
+// FollowAutomaton: a token accepted locally is context-independent, a token whose only live
+// paths run past the rule's end is context-dependent (verified at mask time), the rest is rejected.
+struct TrieFrame {
+  uint32_t dfa;     // DFA state in byte mode, or kDeadState
+  uint32_t base;    // depth of the local parser's set 0 in Earley mode; kLocalDead when the local parse died
+  uint32_t follow;  // FollowAutomaton set of continuations past the rule's end
+};
+constexpr uint32_t kLocalDead = 0xFFFFFFFFu;
+
 void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t state, EarleyParser& parser,
-                    std::vector<uint32_t>& accepted_words, uint32_t& accepted_count, std::vector<uint32_t>& uncertain,
-                    std::vector<uint8_t>& unc_at) {
-  const auto& follow = a.follow1[a.state_rule[state]];
-  parser.reset_local(state);
+                    FollowAutomaton& follow, std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
+                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain) {
+  const uint32_t rule = a.state_rule[state];
+  const uint32_t after = follow.after_rule(rule);
+  if (a.simple[state]) {
+    frames[0] = {state, 0, FollowAutomaton::kEmpty};
+  } else {
+    parser.reset_local(state);
+    frames[0] = {kDeadState, 0, parser.root_completed(0) ? after : FollowAutomaton::kEmpty};
+  }
   const uint32_t nodes = trie.num_nodes();
   accepted_count = 0;
   uint32_t n = 1;
   while (n < nodes) {
     const uint32_t d = trie.depth[n];
-    parser.pop_to(d);
+    const TrieFrame parent = frames[d - 1];
     const uint8_t byte = trie.byte[n];
-    const bool u = unc_at[d - 1] || (parser.root_completed(d - 1) && follow.test(byte));
-    if (parser.scan(byte)) {
-      unc_at[d] = u;
-      for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
-        const int32_t id = trie.ids[i];
-        accepted_words[id >> 5] |= 1u << (id & 31);
-        ++accepted_count;
+    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty};
+    if (parent.dfa != kDeadState) {
+      const uint32_t t = a.next(parent.dfa, byte);
+      if (t != kDeadState) {
+        if (a.simple[t]) {
+          f = {t, 0, FollowAutomaton::kEmpty};
+        } else {
+          parser.reset_local(t);
+          f.base = d;
+          if (parser.root_completed(0)) f.follow = after;
+        }
       }
-      ++n;
+    } else if (parent.base != kLocalDead) {
+      parser.pop_to(d - parent.base);
+      if (parser.scan(byte)) {
+        f.base = parent.base;
+        if (parser.top_root_completed()) f.follow = after;
+      }
+    }
+    if (parent.follow != FollowAutomaton::kEmpty) f.follow = follow.unite(follow.step(parent.follow, byte), f.follow);
+    const bool alive = f.dfa != kDeadState || f.base != kLocalDead;
+    if (!alive && f.follow == FollowAutomaton::kEmpty) {
+      n = trie.subtree_end[n];
       continue;
     }
-    const uint32_t end = trie.subtree_end[n];
-    if (u) {
-      for (uint32_t m = n; m < end; ++m)
-        if (trie.token_begin[m] != trie.token_begin[m + 1]) uncertain.push_back(m);
+    frames[d] = f;
+    if (trie.token_begin[n] != trie.token_begin[n + 1]) {
+      if (alive) {
+        for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
+          const int32_t id = trie.ids[i];
+          accepted_words[id >> 5] |= 1u << (id & 31);
+          ++accepted_count;
+        }
+      } else {
+        uncertain.push_back(n);
+      }
     }
-    n = end;
+    ++n;
   }
 }
 
@@ -97,14 +136,15 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
   cg->states_.resize(a.num_states());
   EarleyParser parser(a);
   std::vector<uint32_t> words_buf(words);
-  std::vector<uint8_t> unc_at(65537, 0);
+  FollowAutomaton follow(a);
+  std::vector<TrieFrame> frames(65537);
   std::unordered_map<uint64_t, std::vector<int32_t>> by_hash;
   for (uint32_t s = 0; s < a.num_states(); ++s) {
     if (!kernel[s]) continue;
     ++cg->stats_.kernel_states;
     std::fill(words_buf.begin(), words_buf.end(), 0);
     StateTokens& st = cg->states_[s];
-    classify_state(a, trie, s, parser, words_buf, st.accepted_count, st.uncertain, unc_at);
+    classify_state(a, trie, s, parser, follow, frames, words_buf, st.accepted_count, st.uncertain);
     cg->stats_.uncertain_nodes += st.uncertain.size();
     if (st.accepted_count == 0) continue;
     uint64_t h = 1469598103934665603ull;
