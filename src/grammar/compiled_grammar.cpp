@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <cstring>
+#include <algorithm>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "grammar/earley_parser.h"
@@ -35,22 +38,67 @@ std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
 // FollowAutomaton: a token accepted locally is context-independent, a token whose only live
 // paths run past the rule's end is context-dependent (verified at mask time), the rest is rejected.
 struct TrieFrame {
-  uint32_t dfa;     // DFA state in byte mode, or kDeadState
-  uint32_t base;    // depth of the local parser's set 0 in Earley mode; kLocalDead when the local parse died
-  uint32_t follow;  // FollowAutomaton set of continuations past the rule's end
+  uint32_t dfa;           // DFA state in byte mode, or kDeadState
+  uint32_t base;          // depth of the local parser's set 0 in Earley mode; kLocalDead when the local parse died
+  uint32_t follow;        // FollowAutomaton set of continuations past the rule's end
+  uint32_t completed_at;  // last depth where the rule completed on the local path (kNever if none)
 };
 constexpr uint32_t kLocalDead = 0xFFFFFFFFu;
+constexpr uint32_t kNever = 0xFFFFFFFFu;
+
+// Decides whether a byte string is accepted right after `rule` completes in *every* context:
+// each place that calls the rule must consume it locally. Such tokens are context-independent
+// although they run past the rule's end (e.g. whitespace after a JSON value).
+class SuffixChecker {
+ public:
+  explicit SuffixChecker(const GrammarAutomaton& a) : a_(a), parser_(a), callers_(a.rule_start.size()) {
+    for (uint32_t s = 0; s < a.num_states(); ++s)
+      for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) callers_[a.calls[e].rule].push_back(a.calls[e].target);
+    for (auto& c : callers_) {
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+    }
+  }
+
+  bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
+    if (callers_[rule].empty() || suffix.empty()) return false;
+    std::string key(reinterpret_cast<const char*>(&rule), sizeof rule);
+    key.append(suffix);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    bool ok = true;
+    for (uint32_t t : callers_[rule]) {
+      parser_.reset_local(t);
+      for (unsigned char c : suffix)
+        if (!parser_.scan(c)) {
+          ok = false;
+          break;
+        }
+      if (!ok) break;
+    }
+    memo_.emplace(std::move(key), ok);
+    return ok;
+  }
+
+ private:
+  const GrammarAutomaton& a_;
+  EarleyParser parser_;
+  std::vector<std::vector<uint32_t>> callers_;
+  std::unordered_map<std::string, bool> memo_;
+};
 
 void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t state, EarleyParser& parser,
-                    FollowAutomaton& follow, std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
+                    FollowAutomaton& follow, SuffixChecker& suffixes, const TokenDomain& domain,
+                    std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
                     uint32_t& accepted_count, std::vector<uint32_t>& uncertain) {
   const uint32_t rule = a.state_rule[state];
   const uint32_t after = follow.after_rule(rule);
   if (a.simple[state]) {
-    frames[0] = {state, 0, FollowAutomaton::kEmpty};
+    frames[0] = {state, 0, FollowAutomaton::kEmpty, kNever};
   } else {
     parser.reset_local(state);
-    frames[0] = {kDeadState, 0, parser.root_completed(0) ? after : FollowAutomaton::kEmpty};
+    const bool done = parser.root_completed(0);
+    frames[0] = {kDeadState, 0, done ? after : FollowAutomaton::kEmpty, done ? 0 : kNever};
   }
   const uint32_t nodes = trie.num_nodes();
   accepted_count = 0;
@@ -59,23 +107,23 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
     const uint32_t d = trie.depth[n];
     const TrieFrame parent = frames[d - 1];
     const uint8_t byte = trie.byte[n];
-    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty};
+    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty, parent.completed_at};
     if (parent.dfa != kDeadState) {
       const uint32_t t = a.next(parent.dfa, byte);
       if (t != kDeadState) {
         if (a.simple[t]) {
-          f = {t, 0, FollowAutomaton::kEmpty};
+          f = {t, 0, FollowAutomaton::kEmpty, parent.completed_at};
         } else {
           parser.reset_local(t);
           f.base = d;
-          if (parser.root_completed(0)) f.follow = after;
+          if (parser.root_completed(0)) f.follow = after, f.completed_at = d;
         }
       }
     } else if (parent.base != kLocalDead) {
       parser.pop_to(d - parent.base);
       if (parser.scan(byte)) {
         f.base = parent.base;
-        if (parser.top_root_completed()) f.follow = after;
+        if (parser.top_root_completed()) f.follow = after, f.completed_at = d;
       }
     }
     if (parent.follow != FollowAutomaton::kEmpty) f.follow = follow.unite(follow.step(parent.follow, byte), f.follow);
@@ -93,7 +141,17 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
           ++accepted_count;
         }
       } else {
-        uncertain.push_back(n);
+        const std::string& bytes = domain.bytes(trie.ids[trie.token_begin[n]]);
+        if (f.completed_at != kNever &&
+            suffixes.accepted_everywhere(rule, std::string_view(bytes).substr(f.completed_at))) {
+          for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
+            const int32_t id = trie.ids[i];
+            accepted_words[id >> 5] |= 1u << (id & 31);
+            ++accepted_count;
+          }
+        } else {
+          uncertain.push_back(n);
+        }
       }
     }
     ++n;
@@ -137,6 +195,7 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
   EarleyParser parser(a);
   std::vector<uint32_t> words_buf(words);
   FollowAutomaton follow(a);
+  SuffixChecker suffixes(a);
   std::vector<TrieFrame> frames(65537);
   std::unordered_map<uint64_t, std::vector<int32_t>> by_hash;
   for (uint32_t s = 0; s < a.num_states(); ++s) {
@@ -144,7 +203,7 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
     ++cg->stats_.kernel_states;
     std::fill(words_buf.begin(), words_buf.end(), 0);
     StateTokens& st = cg->states_[s];
-    classify_state(a, trie, s, parser, follow, frames, words_buf, st.accepted_count, st.uncertain);
+    classify_state(a, trie, s, parser, follow, suffixes, *domain, frames, words_buf, st.accepted_count, st.uncertain);
     cg->stats_.uncertain_nodes += st.uncertain.size();
     if (st.accepted_count == 0) continue;
     uint64_t h = 1469598103934665603ull;
