@@ -24,28 +24,47 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
     if (classes_[i] == TokenClass::Normal && bytes_[i].empty()) classes_[i] = TokenClass::NotGenerable;
 
   // Sort normal tokens by bytes; build the preorder trie from consecutive common prefixes.
-  std::vector<int32_t> order;
-  order.reserve(n);
-  for (int32_t i = 0; i < n; ++i)
-    if (classes_[i] == TokenClass::Normal) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return bytes_[a] != bytes_[b] ? bytes_[a] < bytes_[b] : a < b;
+  // The bytes are first copied into one contiguous blob (sequential reads), so sorting and the
+  // trie build touch ~1 MB of cache-friendly memory instead of 150k scattered strings.
+  std::string blob;
+  std::vector<uint32_t> offset(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    offset[i] = static_cast<uint32_t>(blob.size());
+    if (classes_[i] == TokenClass::Normal) blob += bytes_[i];
+  }
+  offset[n] = static_cast<uint32_t>(blob.size());
+  auto view = [&](int32_t id) { return std::string_view(blob).substr(offset[id], offset[id + 1] - offset[id]); };
+  std::vector<std::pair<uint64_t, int32_t>> keyed;  // 8-byte big-endian prefix key, id
+  keyed.reserve(n);
+  for (int32_t id = 0; id < n; ++id) {
+    if (classes_[id] != TokenClass::Normal) continue;
+    const std::string_view s = view(id);
+    if (s.size() > 65535) throw std::invalid_argument("token domain: token longer than 65535 bytes");
+    uint64_t key = 0;
+    for (size_t i = 0; i < 8; ++i) key = (key << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0u);
+    keyed.emplace_back(key, id);
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    const std::string_view a = view(x.second), b = view(y.second);
+    return a != b ? a < b : x.second < y.second;
   });
   TokenTrie& t = trie_;
   t.node_of_token.assign(n, -1);
+  t.byte.reserve(blob.size() / 2 + 1);
+  t.depth.reserve(blob.size() / 2 + 1);
+  t.token_begin.reserve(blob.size() / 2 + 2);
+  t.ids.reserve(keyed.size());
   t.byte.push_back(0);
   t.depth.push_back(0);
   t.token_begin.push_back(0);
   std::vector<uint32_t> path{0};  // node index at each depth along the current token
-  const std::string* prev = nullptr;
-  for (int32_t id : order) {
-    const std::string& s = bytes_[id];
-    if (s.size() > 65535) throw std::invalid_argument("token domain: token longer than 65535 bytes");
+  std::string_view prev;
+  for (const auto& [key, id] : keyed) {
+    const std::string_view s = view(id);
     size_t lcp = 0;
-    if (prev) {
-      const size_t m = std::min(prev->size(), s.size());
-      while (lcp < m && (*prev)[lcp] == s[lcp]) ++lcp;
-    }
+    const size_t m = std::min(prev.size(), s.size());
+    while (lcp < m && prev[lcp] == s[lcp]) ++lcp;
     path.resize(lcp + 1);
     for (size_t d = lcp; d < s.size(); ++d) {
       t.byte.push_back(static_cast<uint8_t>(s[d]));
@@ -56,7 +75,7 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
     // Tokens ending at the current node are appended in order, so token_begin stays monotone.
     t.ids.push_back(id);
     t.node_of_token[id] = static_cast<int32_t>(path.back());
-    prev = &s;
+    prev = s;
   }
   t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
   // token_begin[node] was recorded when the node was created, before its own tokens were pushed;
