@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "grammar/gbnf_parser.h"
+#include "ninfer/constraint_error.h"
 
 namespace ninfer::cli {
 
@@ -18,21 +18,51 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void add_constraint_flags(CLI::App& app, ConstraintArgs& args) {
-  app.add_option("--grammar-file", args.grammar_file, "GBNF grammar file (entry rule: root)")->required();
+void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/) {
+  auto* g = app.add_option("--grammar-file", args.grammar_file, "GBNF grammar file (entry rule: root)");
+  auto* s = app.add_option("--json-schema-file", args.json_schema_file, "JSON Schema file");
+  auto* o = app.add_flag("--json-object", args.json_object, "any JSON object");
+  auto* r = app.add_option_function<std::string>(
+      "--regex", [&args](const std::string& v) { args.regex = v, args.has_regex = true; }, "regular expression (full match)");
+  auto* c = app.add_option("--choice", args.choices, "one allowed output (repeat the flag)");
+  app.add_option("--whitespace", args.whitespace, "JSON whitespace: compact (default) or flexible")
+      ->check(CLI::IsMember({"compact", "flexible"}));
+  g->excludes(s, o, r, c);
+  s->excludes(o, r, c);
+  o->excludes(r, c);
+  r->excludes(c);
 }
 
-grammar::Grammar build_constraint(const ConstraintArgs& args) { return grammar::parse_gbnf(read_file(args.grammar_file)); }
+JsonFormatOptions json_format(const std::string& whitespace) {
+  JsonFormatOptions f;
+  f.whitespace = whitespace == "flexible" ? JsonWhitespace::Flexible : JsonWhitespace::Compact;
+  return f;
+}
+
+OutputConstraint build_constraint(const ConstraintArgs& args) {
+  if (!args.grammar_file.empty()) return OutputConstraint::grammar(read_file(args.grammar_file));
+  if (!args.json_schema_file.empty())
+    return OutputConstraint::json_schema(read_file(args.json_schema_file), json_format(args.whitespace));
+  if (args.json_object) return OutputConstraint::json_object(json_format(args.whitespace));
+  if (args.has_regex) return OutputConstraint::regex(args.regex);
+  if (!args.choices.empty()) return OutputConstraint::choice(args.choices);
+  throw std::runtime_error(
+      "no constraint given: use one of --grammar-file, --json-schema-file, --json-object, --regex, --choice");
+}
 
 int report_constraint_error(const std::exception& e) {
   nlohmann::json err;
-  if (auto* ge = dynamic_cast<const grammar::GrammarError*>(&e)) {
-    err["kind"] = grammar::grammar_error_kind_name(ge->kind());
-    err["message"] = ge->what();
-    if (ge->location().line > 0)
-      err["location"] = {{"line", ge->location().line}, {"column", ge->location().column}, {"offset", ge->location().offset}};
-    else
-      err["location"] = nullptr;
+  if (auto* ce = dynamic_cast<const ConstraintError*>(&e)) {
+    err["kind"] = constraint_error_kind_name(ce->kind());
+    err["message"] = ce->what();
+    nlohmann::json loc = nlohmann::json::object();
+    if (ce->line() > 0) loc["line"] = ce->line(), loc["column"] = ce->column();
+    if (ce->kind() == ConstraintErrorKind::InvalidJsonSchema || ce->kind() == ConstraintErrorKind::UnsupportedSchema ||
+        ce->kind() == ConstraintErrorKind::Unsatisfiable)
+      loc["pointer"] = ce->pointer();
+    if (!ce->keyword().empty()) err["keyword"] = ce->keyword();
+    if (ce->offset() >= 0) loc["offset"] = ce->offset();
+    err["location"] = loc.empty() ? nlohmann::json(nullptr) : loc;
   } else {
     err["kind"] = "io";
     err["message"] = e.what();

@@ -1,21 +1,31 @@
-// The constraint flags shared by `ninfer grammar ...` (and later `ninfer generate`).
+// The constraint flags shared by `ninfer grammar ...` (and later `ninfer generate`):
+// --grammar-file, --json-schema-file, --json-object, --regex, repeated --choice (exclusive),
+// plus --whitespace for the JSON ones.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "grammar/grammar_ir.h"
+#include "ninfer/output_constraint.h"
 
 namespace ninfer::cli {
 
 struct ConstraintArgs {
   std::string grammar_file;
+  std::string json_schema_file;
+  bool json_object = false;
+  std::string regex;
+  bool has_regex = false;
+  std::vector<std::string> choices;
+  std::string whitespace = "compact";
 };
 
-void add_constraint_flags(CLI::App& app, ConstraintArgs& args);
-// Reads the sources and builds the grammar IR; throws GrammarError or std::runtime_error (I/O).
-grammar::Grammar build_constraint(const ConstraintArgs& args);
+void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool required = true);  // presence is checked by build_constraint
+JsonFormatOptions json_format(const std::string& whitespace);
+// Reads the sources and builds the constraint; throws ConstraintError or std::runtime_error (I/O).
+OutputConstraint build_constraint(const ConstraintArgs& args);
 
 // Prints {"error": {...}} for a failed constraint and returns exit status 2.
 int report_constraint_error(const std::exception& e);

@@ -140,6 +140,17 @@ std::string Grammar::to_string() const {
           s = printed[e.children[0]] + "{" + std::to_string(e.min) + "," +
               (e.max == kUnbounded ? std::string() : std::to_string(e.max)) + "}";
           break;
+        case ExprKind::Automaton: {
+          // Canonical listing: start, then per state its accept flag and edges.
+          s = "A{" + std::to_string(e.automaton->start);
+          for (uint32_t st = 0; st < e.automaton->num_states(); ++st) {
+            s += e.automaton->accepting[st] ? ";*" : ";";
+            for (const auto& ed : e.automaton->edges[st])
+              s += std::to_string(ed.lo) + "-" + std::to_string(ed.hi) + ">" + std::to_string(ed.target) + ",";
+          }
+          s += "}";
+          break;
+        }
         case ExprKind::TokenSet:
           s = e.exclude ? "ExcludeToken(" : "Token(";
           for (size_t i = 0; i < e.token_ids.size(); ++i) s += (i ? "," : "") + std::to_string(e.token_ids[i]);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,22 @@ enum class ExprKind : uint8_t {
   Choice,     // one of children
   Repeat,     // children[0] repeated min..max times (max may be kUnbounded)
   TokenSet,   // one whole token: an id in token_ids, or (exclude) any generable normal token not in it
+  Automaton,  // an embedded byte-level NFA (regexes and string constraints lowered by src/text)
+};
+
+// A byte-level NFA fragment embedded in the IR: front ends that reason about languages as
+// automata (regex intersection, string lengths) hand over the result without re-expressing it
+// as rules. Accepting states end the expression.
+struct ByteAutomaton {
+  struct Edge {
+    uint8_t lo = 0, hi = 0;
+    uint32_t target = 0;
+  };
+  std::vector<std::vector<Edge>> edges;  // per state
+  std::vector<uint8_t> accepting;        // per state
+  uint32_t start = 0;
+
+  uint32_t num_states() const { return static_cast<uint32_t>(edges.size()); }
 };
 
 struct Expr {
@@ -43,6 +60,7 @@ struct Expr {
   uint32_t min = 0, max = 0;           // Repeat
   std::vector<int32_t> token_ids;      // TokenSet (sorted, unique)
   bool exclude = false;                // TokenSet
+  std::shared_ptr<const ByteAutomaton> automaton;  // Automaton
   SourceLocation location;             // where the expression starts in its source (if any)
 };
 

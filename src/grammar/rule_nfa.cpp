@@ -144,6 +144,17 @@ class NfaBuilder {
         nfa_->states[s].tokens.emplace_back(id, t);
         return {s, t};
       }
+      case ExprKind::Automaton: {
+        const ByteAutomaton& au = *e.automaton;
+        const uint32_t base = static_cast<uint32_t>(nfa_->states.size());
+        for (uint32_t i = 0; i < au.num_states(); ++i) new_state();
+        uint32_t t = new_state();
+        for (uint32_t i = 0; i < au.num_states(); ++i) {
+          for (const auto& ed : au.edges[i]) nfa_->states[base + i].bytes.push_back({ed.lo, ed.hi, base + ed.target});
+          if (au.accepting[i]) eps(base + i, t);
+        }
+        return {base + au.start, t};
+      }
       case ExprKind::Sequence: {
         uint32_t s = new_state(), cur = s;
         for (int32_t c : e.children) {
@@ -241,6 +252,7 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
         case ExprKind::ByteClass: s = 2; break;
         case ExprKind::RuleRef: s = inlined[e.rule] ? rule_size[e.rule] : 2; break;
         case ExprKind::TokenSet: s = 2; break;
+        case ExprKind::Automaton: s = e.automaton->num_states() + 1; break;
         case ExprKind::Sequence:
         case ExprKind::Choice:
           s = 2;

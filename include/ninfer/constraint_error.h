@@ -1,0 +1,49 @@
+// Typed, located errors for output constraints (public: no third-party types).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ninfer {
+
+enum class ConstraintErrorKind {
+  InvalidGrammar,     // GBNF that does not parse or compile (line:column)
+  InvalidJsonSchema,  // not valid JSON, or not a valid schema (JSON Pointer)
+  UnsupportedSchema,  // a keyword or combination we do not enforce (keyword + JSON Pointer)
+  Unsatisfiable,      // the schema admits no instance (JSON Pointer)
+  InvalidRegex,       // regex syntax or a feature outside the supported ECMAScript subset (offset)
+  InvalidChoice,      // empty choice list
+};
+
+const char* constraint_error_kind_name(ConstraintErrorKind kind);
+
+class ConstraintError : public std::runtime_error {
+ public:
+  ConstraintError(ConstraintErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
+
+  ConstraintErrorKind kind() const { return kind_; }
+  // Where the problem is. JSON Schema: a JSON Pointer into the source schema ("" = the root).
+  const std::string& pointer() const { return pointer_; }
+  // UnsupportedSchema: the keyword that is not supported.
+  const std::string& keyword() const { return keyword_; }
+  // Regex: character offset (code points from the start of the pattern); -1 when not applicable.
+  int64_t offset() const { return offset_; }
+  // Grammar: 1-based line and column; 0 when not applicable.
+  int line() const { return line_; }
+  int column() const { return column_; }
+
+  ConstraintError& at_pointer(std::string p) { pointer_ = std::move(p); return *this; }
+  ConstraintError& with_keyword(std::string k) { keyword_ = std::move(k); return *this; }
+  ConstraintError& at_offset(int64_t o) { offset_ = o; return *this; }
+  ConstraintError& at_line(int line, int column) { line_ = line, column_ = column; return *this; }
+
+ private:
+  ConstraintErrorKind kind_;
+  std::string pointer_;
+  std::string keyword_;
+  int64_t offset_ = -1;
+  int line_ = 0, column_ = 0;
+};
+
+}  // namespace ninfer

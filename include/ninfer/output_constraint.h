@@ -1,0 +1,47 @@
+// What a request's output must match (public: no third-party types). Owns its source; the
+// runtime never reads files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ninfer {
+
+enum class JsonWhitespace {
+  Compact,   // "," and ":" with no whitespace anywhere (the default generation language)
+  Flexible,  // JSON whitespace allowed between tokens, each run bounded by max_whitespace_run
+};
+
+struct JsonFormatOptions {
+  JsonWhitespace whitespace = JsonWhitespace::Compact;
+  uint32_t max_whitespace_run = 8;  // Flexible only: longest run of whitespace bytes between tokens
+};
+
+class OutputConstraint {
+ public:
+  enum class Kind { Grammar, JsonObject, JsonSchema, Choice, Regex };
+
+  static OutputConstraint grammar(std::string gbnf);
+  static OutputConstraint json_object(JsonFormatOptions options = {});
+  static OutputConstraint json_schema(std::string schema_json, JsonFormatOptions options = {});
+  static OutputConstraint choice(std::vector<std::string> options);
+  static OutputConstraint regex(std::string pattern);
+
+  Kind kind() const { return kind_; }
+  const std::string& source() const { return source_; }                 // GBNF, schema JSON or regex
+  const std::vector<std::string>& choices() const { return choices_; }  // deduplicated, sorted
+  const JsonFormatOptions& json_options() const { return json_; }
+  // Identity for compile caches: kind + source + options (choice: the deduplicated set).
+  std::string cache_key() const;
+
+ private:
+  Kind kind_ = Kind::Grammar;
+  std::string source_;
+  std::vector<std::string> choices_;
+  JsonFormatOptions json_;
+};
+
+const char* constraint_kind_name(OutputConstraint::Kind kind);
+
+}  // namespace ninfer

@@ -1,0 +1,273 @@
+#include "cli/maskbench_command.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/constraint_flags.h"
+#include "cli/latency_stats.h"
+#include "grammar/matcher.h"
+#include "ninfer/constraint_error.h"
+#include "text/constraint_compiler.h"
+#include "text/json_text.h"
+#include "tokenizer/token_domain_source.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ninfer::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+struct MaskbenchArgs {
+  std::string dir;
+  std::string tokenizer = "llama3_1";
+  std::string whitespace = "compact";
+  double timeout_s = 60;
+  int jobs = 1;
+  size_t limit = 0;    // 0 = every schema
+  size_t sample = 0;   // 0 = no sampling; else a seeded random sample of this many schemas
+  uint64_t seed = 1;
+  std::string details;  // optional JSONL file with one line per schema
+  size_t memory_gib = 8;
+};
+
+// Runs one schema file in the current (child) process; returns the result object.
+nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& tok,
+                          const std::shared_ptr<const grammar::TokenDomain>& domain, const JsonFormatOptions& fmt) {
+  nlohmann::json r;
+  r["file"] = fs::path(path).filename().string();
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(read_file(path));
+  } catch (const std::exception& e) {
+    r["status"] = "bad_file";
+    r["message"] = e.what();
+    return r;
+  }
+  const std::string schema = doc.at("schema").dump();
+  std::shared_ptr<const grammar::CompiledGrammar> compiled;
+  auto t0 = Clock::now();
+  try {
+    compiled = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain).grammar;
+  } catch (const ConstraintError& e) {
+    r["status"] = "compile_error";
+    r["error_kind"] = constraint_error_kind_name(e.kind());
+    r["keyword"] = e.keyword();
+    r["pointer"] = e.pointer();
+    r["message"] = e.what();
+    return r;
+  }
+  r["ttfm_us"] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  const nlohmann::ordered_jsonStyle style{fmt.whitespace == JsonWhitespace::Flexible, false};
+  std::vector<double> tbm;
+  std::vector<uint32_t> mask(domain->mask_words());
+  std::string status = "pass";
+  for (size_t ti = 0; ti < doc["tests"].size(); ++ti) {
+    const auto& test = doc["tests"][ti];
+    const bool valid = test.value("valid", false);
+    const std::string text = text::dump_json(test["data"], style);
+    std::vector<int32_t> ids = tok.encode(text);
+    grammar::Matcher m(compiled);
+    bool refused = false;
+    for (int32_t id : ids) {
+      auto ta = Clock::now();
+      m.fill_mask(mask.data());
+      const bool allowed = (mask[id >> 5] >> (id & 31)) & 1u;
+      const bool accepted = allowed && m.accept_token(id);
+      tbm.push_back(std::chrono::duration<double, std::micro>(Clock::now() - ta).count());
+      if (!accepted) {
+        refused = true;
+        break;
+      }
+    }
+    const bool complete = !refused && m.can_end();
+    if (valid && !complete) {
+      status = "validation_error";
+      r["failed_test"] = ti;
+      r["failed_text"] = text.substr(0, 300);
+    } else if (!valid && complete) {
+      status = "invalidation_error";
+      r["failed_test"] = ti;
+      r["failed_text"] = text.substr(0, 300);
+    }
+  }
+  r["status"] = status;
+  r["tbm_us"] = tbm;
+  return r;
+}
+
+int run_maskbench(const MaskbenchArgs& args) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(args.dir))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (args.sample && args.sample < files.size()) {
+    std::mt19937_64 rng(args.seed);
+    std::shuffle(files.begin(), files.end(), rng);
+    files.resize(args.sample);
+    std::sort(files.begin(), files.end());
+  }
+  if (args.limit && args.limit < files.size()) files.resize(args.limit);
+
+  auto tok = tokenizer::Tokenizer::load(args.tokenizer);
+  auto domain = tokenizer::build_token_domain(*tok);
+  const JsonFormatOptions fmt = json_format(args.whitespace);
+
+  struct Running {
+    pid_t pid;
+    int fd;
+    std::string out;
+    Clock::time_point start;
+    std::string file;
+    bool timed_out = false;
+  };
+  std::vector<Running> running;
+  std::vector<nlohmann::json> results;
+  size_t next = 0;
+  auto start_one = [&](const std::string& file) {
+    int p[2];
+    if (pipe(p) != 0) throw std::runtime_error("pipe failed");
+    std::cout.flush();
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(p[0]);
+      rlimit lim{args.memory_gib << 30, args.memory_gib << 30};
+      setrlimit(RLIMIT_AS, &lim);
+      std::string out;
+      try {
+        out = run_schema(file, *tok, domain, fmt).dump();
+      } catch (const std::bad_alloc&) {
+        out = nlohmann::json{{"file", fs::path(file).filename().string()}, {"status", "oom"}}.dump();
+      } catch (const std::exception& e) {
+        out = nlohmann::json{{"file", fs::path(file).filename().string()}, {"status", "crash"}, {"message", e.what()}}.dump();
+      }
+      size_t off = 0;
+      while (off < out.size()) {
+        ssize_t w = write(p[1], out.data() + off, out.size() - off);
+        if (w <= 0) break;
+        off += static_cast<size_t>(w);
+      }
+      _exit(0);
+    }
+    close(p[1]);
+    running.push_back({pid, p[0], {}, Clock::now(), file});
+  };
+  while (next < files.size() || !running.empty()) {
+    while (next < files.size() && static_cast<int>(running.size()) < std::max(1, args.jobs)) start_one(files[next++]);
+    std::vector<pollfd> fds;
+    for (auto& r : running) fds.push_back({r.fd, POLLIN, 0});
+    poll(fds.data(), fds.size(), 100);
+    for (size_t i = 0; i < running.size();) {
+      Running& r = running[i];
+      bool done = false;
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[65536];
+        ssize_t n = read(r.fd, buf, sizeof buf);
+        if (n > 0) r.out.append(buf, static_cast<size_t>(n));
+        else done = true;
+      }
+      const double elapsed = std::chrono::duration<double>(Clock::now() - r.start).count();
+      if (!done && elapsed > args.timeout_s) {
+        kill(r.pid, SIGKILL);
+        r.timed_out = true;
+        done = true;
+      }
+      if (!done) {
+        ++i;
+        continue;
+      }
+      close(r.fd);
+      int wstatus = 0;
+      waitpid(r.pid, &wstatus, 0);
+      nlohmann::json res;
+      if (r.timed_out) {
+        res = {{"file", fs::path(r.file).filename().string()}, {"status", "timeout"}};
+      } else if (WIFSIGNALED(wstatus) || r.out.empty()) {
+        res = {{"file", fs::path(r.file).filename().string()}, {"status", "crash"},
+               {"signal", WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0}};
+      } else {
+        res = nlohmann::json::parse(r.out, nullptr, false);
+        if (res.is_discarded()) res = {{"file", fs::path(r.file).filename().string()}, {"status", "crash"}};
+      }
+      results.push_back(std::move(res));
+      running.erase(running.begin() + static_cast<long>(i));
+      fds.erase(fds.begin() + static_cast<long>(i));
+    }
+  }
+
+  std::map<std::string, size_t> counts;
+  std::map<std::string, size_t> unsupported;
+  std::vector<double> tbm, ttfm;
+  std::unique_ptr<std::ofstream> details;
+  if (!args.details.empty()) details = std::make_unique<std::ofstream>(args.details);
+  for (auto& r : results) {
+    const std::string st = r.value("status", "crash");
+    ++counts[st];
+    if (st == "compile_error") {
+      std::string key = r.value("error_kind", "") + (r.value("keyword", "").empty() ? "" : ":" + r.value("keyword", ""));
+      ++unsupported[key];
+    }
+    if (r.contains("ttfm_us")) ttfm.push_back(r["ttfm_us"].get<double>());
+    if (r.contains("tbm_us"))
+      for (const auto& x : r["tbm_us"]) tbm.push_back(x.get<double>());
+    if (details) {
+      r.erase("tbm_us");
+      *details << r.dump() << "\n";
+    }
+  }
+  nlohmann::ordered_json out;
+  out["tokenizer"] = args.tokenizer;
+  out["whitespace"] = args.whitespace;
+  out["schemas"] = results.size();
+  out["passing"] = counts["pass"];
+  out["passing_ratio"] = results.empty() ? 0.0 : double(counts["pass"]) / results.size();
+  out["compile_error"] = counts["compile_error"];
+  out["compile_error_kinds"] = unsupported;
+  out["validation_error"] = counts["validation_error"];
+  out["invalidation_error"] = counts["invalidation_error"];
+  out["crash"] = counts["crash"] + counts["bad_file"];
+  out["oom"] = counts["oom"];
+  out["timeout"] = counts["timeout"];
+  out["masks"] = tbm.size();
+  auto pick = [](nlohmann::ordered_json s) {
+    s.erase("count");
+    return s;
+  };
+  out["tbm_us"] = pick(summarize(tbm));
+  out["ttfm_us"] = pick(summarize(ttfm));
+  std::cout << out.dump(2) << std::endl;
+  return counts["crash"] + counts["invalidation_error"] ? 1 : 0;
+}
+
+}  // namespace
+
+void register_maskbench_command(CLI::App& grammar, int& status) {
+  auto args = std::make_shared<MaskbenchArgs>();
+  auto* cmd = grammar.add_subcommand("maskbench", "Run the MaskBench protocol over a folder of schema files");
+  cmd->add_option("dir", args->dir, "folder of MaskBench *.json files")->required();
+  cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder");
+  cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")->check(CLI::IsMember({"compact", "flexible"}));
+  cmd->add_option("--timeout-s", args->timeout_s, "per-schema time limit (default 60)");
+  cmd->add_option("--jobs", args->jobs, "schemas run at once, each single-threaded (default 1)");
+  cmd->add_option("--limit", args->limit, "only the first N schemas (sorted by name)");
+  cmd->add_option("--sample", args->sample, "a seeded random sample of N schemas");
+  cmd->add_option("--seed", args->seed, "sample seed (default 1)");
+  cmd->add_option("--details", args->details, "write one JSON line per schema to this file");
+  cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)");
+  cmd->callback([args, &status] { status = run_maskbench(*args); });
+}
+
+}  // namespace ninfer::cli

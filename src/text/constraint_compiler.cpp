@@ -1,0 +1,90 @@
+#include "text/constraint_compiler.h"
+
+#include "grammar/gbnf_parser.h"
+#include "ninfer/constraint_error.h"
+#include "text/json_schema_compiler.h"
+#include "text/json_string_automaton.h"
+
+namespace ninfer::text {
+namespace {
+
+grammar::Grammar choice_grammar(const std::vector<std::string>& options) {
+  grammar::Grammar g;
+  grammar::Expr alt;
+  alt.kind = grammar::ExprKind::Choice;
+  for (const auto& o : options) {
+    grammar::Expr e;
+    e.kind = o.empty() ? grammar::ExprKind::Empty : grammar::ExprKind::Literal;
+    e.literal = o;
+    alt.children.push_back(g.add(std::move(e)));
+  }
+  int32_t body = g.add(std::move(alt));
+  g.rules.push_back({"root", body, -1, {}});
+  g.root = 0;
+  return g;
+}
+
+ConstraintError from_grammar_error(const OutputConstraint& c, const grammar::GrammarError& e, const std::string& unsat) {
+  using K = grammar::GrammarErrorKind;
+  if (c.kind() == OutputConstraint::Kind::Grammar)
+    return ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
+  if (e.kind() == K::EmptyLanguage) {
+    const std::string what = c.kind() == OutputConstraint::Kind::Regex ? "regex matches nothing" : "schema admits no value";
+    return ConstraintError(c.kind() == OutputConstraint::Kind::Regex ? ConstraintErrorKind::InvalidRegex
+                                                                       : ConstraintErrorKind::Unsatisfiable,
+                           what + (unsat.empty() ? std::string() : " (first conflict at '" + unsat + "')"))
+        .at_pointer(unsat);
+  }
+  if (c.kind() == OutputConstraint::Kind::Regex)
+    return ConstraintError(ConstraintErrorKind::InvalidRegex, std::string("regex too large: ") + e.what()).at_offset(0);
+  return ConstraintError(ConstraintErrorKind::UnsupportedSchema, std::string("schema too large to compile: ") + e.what())
+      .at_pointer("")
+      .with_keyword("size");
+}
+
+}  // namespace
+
+LoweredConstraint lower_constraint(const OutputConstraint& c) {
+  switch (c.kind()) {
+    case OutputConstraint::Kind::Grammar:
+      try {
+        return {grammar::parse_gbnf(c.source()), ""};
+      } catch (const grammar::GrammarError& e) {
+        throw ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
+      }
+    case OutputConstraint::Kind::JsonObject: {
+      auto l = json_object_grammar(c.json_options());
+      return {std::move(l.grammar), l.unsat_pointer};
+    }
+    case OutputConstraint::Kind::JsonSchema: {
+      auto l = json_schema_grammar(c.source(), c.json_options());
+      return {std::move(l.grammar), l.unsat_pointer};
+    }
+    case OutputConstraint::Kind::Choice:
+      return {choice_grammar(c.choices()), ""};
+    case OutputConstraint::Kind::Regex:
+      throw ConstraintError(ConstraintErrorKind::InvalidRegex, "regex constraints are not available in this build").at_offset(0);
+  }
+  throw ConstraintError(ConstraintErrorKind::InvalidGrammar, "unknown constraint kind");
+}
+
+CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shared_ptr<const grammar::TokenDomain>& domain,
+                                      grammar::CompileCache* cache) {
+  std::string unsat;
+  auto make = [&] {
+    LoweredConstraint l = lower_constraint(c);
+    unsat = l.unsat_pointer;
+    return std::move(l.grammar);
+  };
+  try {
+    if (cache) {
+      auto r = cache->get(c.cache_key(), make);
+      return {r.grammar, r.source};
+    }
+    return {grammar::compile(make(), domain), grammar::CompileCache::Source::Built};
+  } catch (const grammar::GrammarError& e) {
+    throw from_grammar_error(c, e, unsat);
+  }
+}
+
+}  // namespace ninfer::text

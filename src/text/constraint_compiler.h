@@ -1,0 +1,33 @@
+// OutputConstraint → grammar IR → CompiledGrammar, with every failure as a typed ConstraintError.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "grammar/compile_cache.h"
+#include "grammar/compiled_grammar.h"
+#include "ninfer/output_constraint.h"
+
+namespace ninfer::text {
+
+struct LoweredConstraint {
+  grammar::Grammar grammar;
+  std::string unsat_pointer;  // JSON Schema: where an empty language comes from
+};
+
+// Throws ConstraintError.
+LoweredConstraint lower_constraint(const OutputConstraint& constraint);
+
+struct CompiledConstraint {
+  std::shared_ptr<const grammar::CompiledGrammar> grammar;
+  grammar::CompileCache::Source source = grammar::CompileCache::Source::Built;
+};
+
+// Lowers and compiles (through `cache` when given). GrammarErrors become ConstraintErrors:
+// InvalidGrammar (with line:column) for GBNF, Unsatisfiable for an empty JSON Schema language,
+// UnsupportedSchema for automaton size limits.
+CompiledConstraint compile_constraint(const OutputConstraint& constraint,
+                                      const std::shared_ptr<const grammar::TokenDomain>& domain,
+                                      grammar::CompileCache* cache = nullptr);
+
+}  // namespace ninfer::text

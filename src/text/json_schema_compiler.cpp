@@ -1,0 +1,489 @@
+// Emission of the JSON generation language for reduced schema shapes.
+#include "text/json_schema_compiler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "ninfer/constraint_error.h"
+#include "text/integer_ranges.h"
+#include "text/json_string_automaton.h"
+#include "text/json_text.h"
+#include "text/schema_shape.h"
+
+namespace ninfer::text {
+namespace {
+
+using grammar::Expr;
+using grammar::ExprKind;
+using grammar::Grammar;
+
+[[noreturn]] void unsupported(const std::string& keyword, const std::string& pointer, const std::string& why = "") {
+  throw ConstraintError(ConstraintErrorKind::UnsupportedSchema,
+                        "keyword '" + keyword + "' is not supported" + (why.empty() ? "" : ": " + why) + " at '" +
+                            pointer + "'")
+      .at_pointer(pointer)
+      .with_keyword(keyword);
+}
+
+class Emitter {
+ public:
+  Emitter(Grammar& g, const SchemaDocument& doc, const JsonFormatOptions& fmt, const SchemaLimits& limits)
+      : g_(g), doc_(doc), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
+
+  // Rule for the value of a conjunction of schema nodes (memoised: recursion closes through it).
+  int32_t value_ref(const PartList& parts) {
+    std::string key;
+    for (const auto& p : parts) key += p.pointer + "\x1f";
+    auto it = rule_of_.find(key);
+    int32_t rule;
+    if (it != rule_of_.end()) {
+      rule = it->second;
+    } else {
+      rule = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"v" + std::to_string(rule), -1, -1, {}});
+      rule_of_.emplace(key, rule);
+      std::vector<Shape> shapes = reducer_.reduce(parts);
+      std::vector<int32_t> alts;
+      for (const auto& s : shapes) alts.push_back(shape_expr(s));
+      if (alts.empty() && first_unsat_.empty()) first_unsat_ = parts.empty() ? "" : parts.back().pointer;
+      g_.rules[rule].body = choice(std::move(alts));
+    }
+    Expr e;
+    e.kind = ExprKind::RuleRef;
+    e.rule = rule;
+    return g_.add(std::move(e));
+  }
+
+  const std::string& first_unsat() const { return first_unsat_; }
+
+ private:
+  Grammar& g_;
+  const SchemaDocument& doc_;
+  const JsonFormatOptions& fmt_;
+  const SchemaLimits& limits_;
+  ShapeReducer reducer_;
+  std::map<std::string, int32_t> rule_of_;
+  std::string first_unsat_;
+  int32_t ws_rule_ = -1;
+
+  // ---- IR helpers
+  int32_t lit(const std::string& s) {
+    Expr e;
+    e.kind = s.empty() ? ExprKind::Empty : ExprKind::Literal;
+    e.literal = s;
+    return g_.add(std::move(e));
+  }
+  int32_t seq(std::vector<int32_t> items) {
+    std::erase_if(items, [&](int32_t x) { return g_.exprs[x].kind == ExprKind::Empty; });
+    if (items.empty()) return lit("");
+    if (items.size() == 1) return items[0];
+    Expr e;
+    e.kind = ExprKind::Sequence;
+    e.children = std::move(items);
+    return g_.add(std::move(e));
+  }
+  int32_t choice(std::vector<int32_t> items) {
+    if (items.size() == 1) return items[0];
+    Expr e;
+    e.kind = ExprKind::Choice;  // no children = matches nothing
+    e.children = std::move(items);
+    return g_.add(std::move(e));
+  }
+  int32_t repeat(int32_t item, uint32_t min, uint32_t max) {
+    if (min == 1 && max == 1) return item;
+    Expr e;
+    e.kind = ExprKind::Repeat;
+    e.children = {item};
+    e.min = min;
+    e.max = max;
+    return g_.add(std::move(e));
+  }
+  int32_t optional(int32_t item) { return repeat(item, 0, 1); }
+  int32_t automaton(std::shared_ptr<const grammar::ByteAutomaton> a) {
+    Expr e;
+    e.kind = ExprKind::Automaton;
+    e.automaton = std::move(a);
+    return g_.add(std::move(e));
+  }
+  // Whitespace between tokens: nothing (compact) or a bounded run (flexible).
+  int32_t ws() {
+    if (fmt_.whitespace == JsonWhitespace::Compact) return lit("");
+    if (ws_rule_ < 0) {
+      Expr cls;
+      cls.kind = ExprKind::CharClass;
+      cls.ranges = {{'\t', '\n'}, {'\r', '\r'}, {' ', ' '}};
+      int32_t c = g_.add(std::move(cls));
+      ws_rule_ = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"ws", repeat(c, 0, fmt_.max_whitespace_run), -1, {}});
+    }
+    Expr e;
+    e.kind = ExprKind::RuleRef;
+    e.rule = ws_rule_;
+    return g_.add(std::move(e));
+  }
+  int32_t punct(const char* p) { return seq({ws(), lit(p), ws()}); }
+
+  // ---- literal JSON values (enum/const)
+  int32_t literal_value(const Json& v) {
+    if (v.is_object()) {
+      std::vector<int32_t> items{lit("{"), ws()};
+      bool first = true;
+      for (const auto& [k, x] : v.items()) {
+        if (!first) items.push_back(punct(","));
+        first = false;
+        items.push_back(lit(json_quote(k)));
+        items.push_back(punct(":"));
+        items.push_back(literal_value(x));
+      }
+      items.push_back(ws());
+      items.push_back(lit("}"));
+      return seq(items);
+    }
+    if (v.is_array()) {
+      std::vector<int32_t> items{lit("["), ws()};
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i) items.push_back(punct(","));
+        items.push_back(literal_value(v[i]));
+      }
+      items.push_back(ws());
+      items.push_back(lit("]"));
+      return seq(items);
+    }
+    if (v.is_string()) return lit(json_quote(v.get<std::string>()));
+    return lit(dump_json(v, {}));
+  }
+
+  // ---- shapes
+  int32_t shape_expr(const Shape& s) {
+    if (s.has_enum) {
+      std::vector<int32_t> alts;
+      std::set<std::string> seen;
+      for (const auto& v : s.enum_values) {
+        if (!value_matches_shape(v, s, reducer_)) continue;
+        if (!seen.insert(dump_json(v, {})).second) continue;
+        alts.push_back(literal_value(v));
+      }
+      if (alts.empty() && first_unsat_.empty()) first_unsat_ = s.enum_pointer;
+      return choice(alts);
+    }
+    std::vector<int32_t> alts;
+    if (s.types & kNull) alts.push_back(lit("null"));
+    if (s.types & kBool) alts.push_back(choice({lit("true"), lit("false")}));
+    if (s.types & (kInt | kFrac)) alts.push_back(number_expr(s));
+    if (s.types & kString) alts.push_back(string_expr(s));
+    if (s.types & kArray) alts.push_back(array_expr(s));
+    if (s.types & kObject) alts.push_back(object_expr(s));
+    return choice(alts);
+  }
+
+  int32_t number_expr(const Shape& s) {
+    const bool bounded = std::isfinite(s.lower) || std::isfinite(s.upper);
+    const bool integral = !(s.types & kFrac);
+    if (!s.multiple_of.empty()) unsupported("multipleOf", s.number_pointer);
+    if (integral || (bounded && false)) {
+      std::optional<int64_t> lo, hi;
+      constexpr double kMin = -9223372036854775808.0, kMax = 9223372036854775807.0;
+      if (std::isfinite(s.lower)) {
+        double l = s.lower_exclusive ? std::floor(s.lower) + 1 : std::ceil(s.lower);
+        lo = l <= kMin ? INT64_MIN : l >= kMax ? INT64_MAX : static_cast<int64_t>(l);
+      }
+      if (std::isfinite(s.upper)) {
+        double u = s.upper_exclusive ? std::ceil(s.upper) - 1 : std::floor(s.upper);
+        hi = u <= kMin ? INT64_MIN : u >= kMax ? INT64_MAX : static_cast<int64_t>(u);
+      }
+      if (lo && hi && *lo > *hi) {
+        if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
+        return choice({});
+      }
+      return integer_range_expr(g_, lo, hi);
+    }
+    if (bounded) unsupported(std::isfinite(s.lower) ? "minimum" : "maximum", s.number_pointer, "bounds on non-integer numbers");
+    // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    auto digits = [&](uint32_t min) {
+      Expr d;
+      d.kind = ExprKind::CharClass;
+      d.ranges = {{'0', '9'}};
+      return repeat(g_.add(std::move(d)), min, grammar::kUnbounded);
+    };
+    Expr nz;
+    nz.kind = ExprKind::CharClass;
+    nz.ranges = {{'1', '9'}};
+    int32_t int_part = choice({lit("0"), seq({g_.add(std::move(nz)), digits(0)})});
+    Expr e_cls;
+    e_cls.kind = ExprKind::CharClass;
+    e_cls.ranges = {{'E', 'E'}, {'e', 'e'}};
+    Expr sign;
+    sign.kind = ExprKind::CharClass;
+    sign.ranges = {{'+', '+'}, {'-', '-'}};
+    int32_t frac = optional(seq({lit("."), digits(1)}));
+    int32_t exp = optional(seq({g_.add(std::move(e_cls)), optional(g_.add(std::move(sign))), digits(1)}));
+    return seq({optional(lit("-")), int_part, frac, exp});
+  }
+
+  // One character of string content in canonical form.
+  int32_t string_char() {
+    Expr raw;
+    raw.kind = ExprKind::CharClass;
+    raw.ranges = {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0xD7FF}, {0xE000, grammar::kMaxCodepoint}};
+    std::vector<int32_t> alts{g_.add(std::move(raw))};
+    for (const char* esc : {"\\\"", "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t"}) alts.push_back(lit(esc));
+    for (int c = 0; c < 0x20; ++c) {
+      if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') continue;
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      alts.push_back(lit(buf));
+    }
+    return choice(alts);
+  }
+
+  int32_t string_expr(const Shape& s) {
+    if (!s.patterns.empty()) unsupported("pattern", s.patterns[0].pointer);
+    if (!s.formats.empty()) unsupported("format", s.formats[0].pointer);
+    if (s.min_length > s.max_length) {
+      if (first_unsat_.empty()) first_unsat_ = s.pointer;
+      return choice({});
+    }
+    int32_t content;
+    if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
+      content = automaton(json_string_content());
+    } else {
+      const uint64_t cap = limits_.max_string_length;
+      if (s.min_length > cap || (s.max_length != std::numeric_limits<uint64_t>::max() && s.max_length > cap))
+        unsupported(s.max_length > cap ? "maxLength" : "minLength", s.pointer,
+                    "string length bounds above " + std::to_string(cap));
+      const uint32_t max = s.max_length == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded
+                                                                                   : static_cast<uint32_t>(s.max_length);
+      content = repeat(string_char(), static_cast<uint32_t>(s.min_length), max);
+    }
+    return seq({lit("\""), content, lit("\"")});
+  }
+
+  int32_t array_expr(const Shape& s) {
+    if (s.min_items > s.max_items) {
+      if (first_unsat_.empty()) first_unsat_ = s.pointer;
+      return choice({});
+    }
+    // Position i's schema: the conjunction over array parts of prefix[i] or their rest schema.
+    size_t prefix_len = 0;
+    bool rest_false = false;
+    for (const auto& a : s.arrays) {
+      prefix_len = std::max(prefix_len, a.prefix.size());
+    }
+    auto position_parts = [&](size_t i, bool& impossible) {
+      PartList parts;
+      impossible = false;
+      for (const auto& a : s.arrays) {
+        if (i < a.prefix.size()) parts.push_back(a.prefix[i]);
+        else if (a.rest_false) impossible = true;
+        else if (a.rest) parts.push_back(*a.rest);
+      }
+      return parts;
+    };
+    for (const auto& a : s.arrays) rest_false |= a.rest_false && a.prefix.size() <= prefix_len;
+    const uint64_t max_items = s.max_items;
+    const uint64_t min_items = s.min_items;
+    if (min_items > 100000) unsupported("minItems", s.pointer, "more than 100000 items");
+    // Items 0..prefix_len-1 nested as optionals from min_items on; then the repeated rest.
+    std::vector<int32_t> item_exprs;
+    size_t limit = static_cast<size_t>(std::min<uint64_t>(prefix_len, max_items));
+    bool truncated = false;
+    for (size_t i = 0; i < limit; ++i) {
+      bool impossible;
+      PartList parts = position_parts(i, impossible);
+      if (impossible) {
+        limit = i;
+        truncated = true;
+        break;
+      }
+      item_exprs.push_back(value_ref(parts));
+    }
+    if (min_items > limit && (truncated || limit == max_items)) {
+      if (first_unsat_.empty()) first_unsat_ = s.pointer;
+      return choice({});
+    }
+    // The tail after the prefix: rest items, count [max(0,min-limit), max-limit].
+    int32_t tail = -1;  // expression for ("," item)* after at least one item; -1 = none allowed
+    bool rest_allowed = !truncated && limit == prefix_len && max_items > prefix_len;
+    bool rest_impossible = false;
+    PartList rest_parts;
+    if (rest_allowed) {
+      rest_parts = position_parts(prefix_len, rest_impossible);
+      rest_allowed = !rest_impossible;
+    }
+    const uint64_t rest_min = min_items > limit ? min_items - limit : 0;
+    if (rest_min > 0 && !rest_allowed) {
+      if (first_unsat_.empty()) first_unsat_ = s.pointer;
+      return choice({});
+    }
+    uint32_t rest_max = 0;
+    if (rest_allowed) {
+      uint64_t m = max_items == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded : max_items - limit;
+      if (m != grammar::kUnbounded && m > 100000) unsupported("maxItems", s.pointer, "more than 100000 items");
+      rest_max = static_cast<uint32_t>(std::min<uint64_t>(m, grammar::kUnbounded));
+      if (rest_min > 100000) unsupported("minItems", s.pointer, "more than 100000 items");
+    }
+    const uint32_t rmin = static_cast<uint32_t>(rest_min);
+    // Build from the back: after item k (0-based, k < limit) comes "," item k+1 (optional when k+1 >= min).
+    int32_t rest_value = rest_allowed ? value_ref(rest_parts) : -1;
+    auto rest_after_some = [&]() -> int32_t {  // continuation when at least one item precedes the rest
+      if (!rest_allowed || rest_max == 0) return lit("");
+      return repeat(seq({punct(","), rest_value}), rmin, rest_max);
+    };
+    int32_t after = -1;  // continuation after item index `limit - 1`
+    if (limit > 0) after = rest_after_some();
+    for (size_t k = limit; k-- > 1;) {
+      // after item k-1: "," item_k then after_k
+      int32_t next = seq({punct(","), item_exprs[k], after});
+      after = k < min_items ? next : optional(next);
+    }
+    int32_t body;
+    if (limit > 0) {
+      int32_t first = seq({item_exprs[0], after});
+      body = min_items > 0 ? first : optional(first);
+    } else if (rest_allowed && rest_max > 0) {
+      // No prefix: rest items only.
+      int32_t some = seq({rest_value, repeat(seq({punct(","), rest_value}), rmin > 0 ? rmin - 1 : 0,
+                                                rest_max == grammar::kUnbounded ? grammar::kUnbounded : rest_max - 1)});
+      body = rmin > 0 ? some : optional(some);
+    } else {
+      body = lit("");
+    }
+    (void)tail;
+    return seq({lit("["), ws(), body, ws(), lit("]")});
+  }
+
+  int32_t object_expr(const Shape& s) {
+    if (s.min_properties > s.max_properties) {
+      if (first_unsat_.empty()) first_unsat_ = s.pointer;
+      return choice({});
+    }
+    for (const auto& part : s.objects)
+      if (!part.pattern_properties.empty()) unsupported("patternProperties", part.pointer);
+    if (!s.property_names.empty()) unsupported("propertyNames", s.property_names[0].pointer);
+    // Declared names: union over parts in order of first appearance, then required-only names.
+    std::vector<std::string> names;
+    std::set<std::string> declared;
+    for (const auto& part : s.objects)
+      for (const auto& [name, node] : part.properties)
+        if (declared.insert(name).second) names.push_back(name);
+    for (const auto& r : s.required)
+      if (declared.insert(r).second) names.push_back(r);
+    // Undeclared names: every part must allow them.
+    bool additional_allowed = true;
+    PartList additional_parts;
+    for (const auto& part : s.objects) {
+      if (part.additional_false) additional_allowed = false;
+      else if (part.additional) additional_parts.push_back(*part.additional);
+    }
+    struct Prop {
+      std::string name;
+      bool required;
+      bool possible;
+      PartList parts;
+    };
+    std::vector<Prop> props;
+    for (const auto& name : names) {
+      Prop p{name, std::find(s.required.begin(), s.required.end(), name) != s.required.end(), true, {}};
+      for (const auto& part : s.objects) {
+        bool found = false;
+        for (const auto& [pname, node] : part.properties)
+          if (pname == name) p.parts.push_back(node), found = true;
+        if (!found) {
+          if (part.additional_false) p.possible = false;
+          else if (part.additional) p.parts.push_back(*part.additional);
+        }
+      }
+      if (!p.possible && p.required) {
+        if (first_unsat_.empty()) first_unsat_ = s.object_pointer;
+        return choice({});
+      }
+      if (p.possible) props.push_back(std::move(p));
+    }
+    const size_t n = props.size();
+    const uint64_t min_p = s.min_properties, max_p = s.max_properties;
+    const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
+    // Rules chain(i, c): properties i.. given c emitted so far (c capped at 1 when not counting).
+    std::map<std::pair<size_t, uint64_t>, int32_t> chain_rules;
+    int32_t additional_value = additional_allowed ? value_ref(additional_parts) : -1;
+    std::vector<std::string> excluded(names.begin(), names.end());
+    auto additional_member = [&]() {
+      return seq({automaton_key(excluded), punct(":"), additional_value});
+    };
+    std::function<int32_t(size_t, uint64_t)> chain = [&](size_t i, uint64_t c) -> int32_t {
+      auto key = std::make_pair(i, c);
+      auto it = chain_rules.find(key);
+      if (it != chain_rules.end()) return rule_ref(it->second);
+      int32_t body;
+      if (i == n) {
+        // Additional properties: count in [max(0, min - c), max - c].
+        const uint64_t need = min_p > c ? min_p - c : 0;
+        const uint64_t room = max_p == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded : max_p - std::min(max_p, c);
+        if (!additional_allowed) {
+          body = need == 0 ? lit("") : choice({});
+        } else if (room == 0) {
+          body = need == 0 ? lit("") : choice({});
+        } else {
+          const uint32_t lo = static_cast<uint32_t>(std::min<uint64_t>(need, 100000));
+          const uint32_t hi = room >= grammar::kUnbounded ? grammar::kUnbounded : static_cast<uint32_t>(std::min<uint64_t>(room, 100000));
+          if (c > 0) {
+            body = repeat(seq({punct(","), additional_member()}), lo, hi);
+          } else {
+            int32_t some = seq({additional_member(), repeat(seq({punct(","), additional_member()}), lo > 0 ? lo - 1 : 0,
+                                                              hi == grammar::kUnbounded ? hi : hi - 1)});
+            body = lo > 0 ? some : optional(some);
+          }
+        }
+      } else {
+        const Prop& p = props[i];
+        const uint64_t next_c = counting ? c + 1 : 1;
+        std::vector<int32_t> alts;
+        if (!counting || c + 1 <= max_p) {
+          int32_t member = seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)});
+          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member, chain(i + 1, next_c)}));
+        }
+        if (!p.required) alts.push_back(chain(i + 1, c));
+        body = choice(alts);
+      }
+      int32_t rule = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"o" + std::to_string(rule), body, -1, {}});
+      chain_rules.emplace(key, rule);
+      return rule_ref(rule);
+    };
+    return seq({lit("{"), ws(), chain(0, 0), ws(), lit("}")});
+  }
+
+  int32_t rule_ref(int32_t rule) {
+    Expr e;
+    e.kind = ExprKind::RuleRef;
+    e.rule = rule;
+    return g_.add(std::move(e));
+  }
+  int32_t automaton_key(const std::vector<std::string>& excluded) {
+    return seq({lit("\""), automaton(json_string_content_except(excluded)), lit("\"")});
+  }
+};
+
+}  // namespace
+
+LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
+                                  const SchemaLimits& limits) {
+  SchemaDocument doc(schema_text);
+  LoweredSchema out;
+  Grammar& g = out.grammar;
+  g.rules.push_back({"root", -1, -1, {}});
+  g.root = 0;
+  Emitter em(g, doc, format, limits);
+  g.rules[0].body = em.value_ref({SchemaNode{&doc.root(), ""}});
+  out.unsat_pointer = em.first_unsat();
+  return out;
+}
+
+LoweredSchema json_object_grammar(const JsonFormatOptions& format) {
+  return json_schema_grammar(R"({"type":"object"})", format);
+}
+
+}  // namespace ninfer::text

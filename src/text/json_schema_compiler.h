@@ -1,0 +1,34 @@
+// JSON Schema (2020-12 by default, the draft-07 subset when declared) → grammar IR for the JSON
+// generation language: compact separators (or bounded flexible whitespace) and declared
+// property order. Every keyword it accepts is enforced; the rest is a located error.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "grammar/grammar_ir.h"
+#include "ninfer/output_constraint.h"
+
+namespace ninfer::text {
+
+struct SchemaLimits {
+  uint32_t max_merges = 16384;   // intersections performed while reducing allOf/anyOf/$ref
+  uint32_t max_depth = 256;      // nesting of $ref/allOf expansion
+  uint32_t max_string_length = 8192;
+};
+
+struct LoweredSchema {
+  grammar::Grammar grammar;
+  // Where the first unsatisfiable sub-schema was met: if the grammar turns out to derive nothing
+  // (the compiler reports EmptyLanguage), the schema is Unsatisfiable at this pointer.
+  std::string unsat_pointer;
+};
+
+// Throws ConstraintError (InvalidJsonSchema, UnsupportedSchema) with a JSON Pointer.
+LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
+                                  const SchemaLimits& limits = {});
+
+// Any JSON object.
+LoweredSchema json_object_grammar(const JsonFormatOptions& format);
+
+}  // namespace ninfer::text

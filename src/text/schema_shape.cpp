@@ -1,0 +1,469 @@
+#include "text/schema_shape.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "ninfer/constraint_error.h"
+
+namespace ninfer::text {
+namespace {
+
+[[noreturn]] void unsupported(const std::string& keyword, const std::string& pointer, const std::string& why = "") {
+  throw ConstraintError(ConstraintErrorKind::UnsupportedSchema,
+                        "keyword '" + keyword + "' is not supported" + (why.empty() ? "" : ": " + why) + " at '" +
+                            pointer + "'")
+      .at_pointer(pointer)
+      .with_keyword(keyword);
+}
+[[noreturn]] void invalid(const std::string& pointer, const std::string& why) {
+  throw ConstraintError(ConstraintErrorKind::InvalidJsonSchema, why + " at '" + pointer + "'").at_pointer(pointer);
+}
+
+std::string child(const std::string& pointer, const std::string& key) {
+  return pointer + "/" + SchemaDocument::escape_token(key);
+}
+
+// Keywords that carry no assertion (annotations and containers).
+bool is_annotation(const std::string& k) {
+  static const std::unordered_set<std::string> kAnnotations = {
+      "$schema", "$comment", "title", "description", "default", "examples", "example", "deprecated", "readOnly",
+      "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "$defs", "definitions", "$anchor",
+      "$dynamicAnchor", "$vocabulary", "discriminator", "xml", "externalDocs"};
+  return kAnnotations.count(k) > 0 || k.rfind("x-", 0) == 0;
+}
+
+// JSON Schema assertions we recognise but do not enforce: always an error.
+bool is_unsupported_keyword(const std::string& k) {
+  static const std::unordered_set<std::string> kUnsupported = {
+      "not", "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas", "contains",
+      "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
+      "$recursiveAnchor"};
+  return kUnsupported.count(k) > 0;
+}
+
+bool contains_ref(const Json& j) {
+  if (j.is_object()) {
+    if (j.contains("$ref")) return true;
+    for (const auto& [k, v] : j.items())
+      if (contains_ref(v)) return true;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (contains_ref(v)) return true;
+  }
+  return false;
+}
+
+uint32_t type_mask(const std::string& t, const std::string& pointer) {
+  if (t == "null") return kNull;
+  if (t == "boolean") return kBool;
+  if (t == "integer") return kInt;
+  if (t == "number") return kInt | kFrac;
+  if (t == "string") return kString;
+  if (t == "array") return kArray;
+  if (t == "object") return kObject;
+  invalid(pointer, "unknown type '" + t + "'");
+}
+
+uint64_t non_negative(const Json& v, const std::string& pointer) {
+  if (!v.is_number()) invalid(pointer, "expected a non-negative integer");
+  double d = v.get<double>();
+  if (d < 0 || std::floor(d) != d) invalid(pointer, "expected a non-negative integer");
+  if (d > 1.8e19) return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(d);
+}
+
+bool json_equal(const Json& a, const Json& b) {
+  if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (const auto& [k, v] : a.items()) {
+      auto it = b.find(k);
+      if (it == b.end() || !json_equal(v, *it)) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!json_equal(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+}  // namespace
+
+uint32_t json_type_bit(const Json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return kNull;
+    case nlohmann::json::value_t::boolean: return kBool;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: return kInt;
+    case nlohmann::json::value_t::number_float: {
+      double d = v.get<double>();
+      return std::isfinite(d) && std::floor(d) == d ? kInt : kFrac;
+    }
+    case nlohmann::json::value_t::string: return kString;
+    case nlohmann::json::value_t::array: return kArray;
+    case nlohmann::json::value_t::object: return kObject;
+    default: return 0;
+  }
+}
+
+void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaNode>& queue, std::vector<Group>& groups,
+                              const std::set<std::string>& skip, bool& unsat) {
+  const Json& j = *n.node;
+  if (j.is_boolean()) {
+    if (!j.get<bool>()) unsat = true;
+    return;
+  }
+  if (!j.is_object()) invalid(n.pointer, "a schema must be an object or a boolean");
+  if (s.pointer.empty()) s.pointer = n.pointer;
+  const bool draft07 = doc_.draft() == SchemaDraft::Draft07;
+  ObjectPart obj;
+  obj.pointer = n.pointer;
+  bool has_obj = false;
+  ArrayPart arr;
+  arr.pointer = n.pointer;
+  bool has_arr = false;
+  // draft-04 boolean exclusive bounds modify minimum/maximum.
+  bool excl_min_bool = false, excl_max_bool = false;
+  if (auto it = j.find("exclusiveMinimum"); it != j.end() && it->is_boolean()) excl_min_bool = it->get<bool>();
+  if (auto it = j.find("exclusiveMaximum"); it != j.end() && it->is_boolean()) excl_max_bool = it->get<bool>();
+
+  for (const auto& [key, v] : j.items()) {
+    const std::string ptr = child(n.pointer, key);
+    if (key == "$ref") {
+      if (!v.is_string()) invalid(ptr, "$ref must be a string");
+      queue.push_back(doc_.resolve_ref(v.get<std::string>(), n.pointer));
+    } else if (key == "$id" || key == "id") {
+      if (key == "id" && !v.is_string()) unsupported(key, ptr);  // not an identifier: an unknown keyword
+      if (!n.pointer.empty() && contains_ref(j)) unsupported(key, ptr, "nested base URI changes with $ref inside");
+    } else if (is_annotation(key)) {
+      continue;
+    } else if (key == "type") {
+      uint32_t m = 0;
+      if (v.is_string()) {
+        m = type_mask(v.get<std::string>(), ptr);
+      } else if (v.is_array()) {
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (!v[i].is_string()) invalid(ptr, "type entries must be strings");
+          m |= type_mask(v[i].get<std::string>(), child(ptr, std::to_string(i)));
+        }
+      } else {
+        invalid(ptr, "type must be a string or an array");
+      }
+      s.types &= m;
+    } else if (key == "enum" || key == "const") {
+      std::vector<Json> values;
+      if (key == "const") {
+        values.push_back(v);
+      } else {
+        if (!v.is_array()) invalid(ptr, "enum must be an array");
+        for (const auto& x : v) values.push_back(x);
+      }
+      if (!s.has_enum) {
+        s.has_enum = true;
+        s.enum_values = std::move(values);
+        s.enum_pointer = ptr;
+      } else {
+        std::vector<Json> kept;
+        for (const auto& x : s.enum_values)
+          if (std::any_of(values.begin(), values.end(), [&](const Json& y) { return json_equal(x, y); })) kept.push_back(x);
+        s.enum_values = std::move(kept);
+      }
+    } else if (key == "allOf" || key == "anyOf" || key == "oneOf") {
+      if (!v.is_array() || v.empty()) invalid(ptr, key + " must be a non-empty array");
+      if (key == "allOf") {
+        for (size_t i = 0; i < v.size(); ++i) queue.push_back({&v[i], child(ptr, std::to_string(i))});
+      } else if (!skip.count(ptr)) {
+        Group g{ptr, key == "oneOf", {}};
+        for (size_t i = 0; i < v.size(); ++i) g.alternatives.push_back({&v[i], child(ptr, std::to_string(i))});
+        groups.push_back(std::move(g));
+      }
+    } else if (key == "minLength") {
+      s.min_length = std::max(s.min_length, non_negative(v, ptr));
+    } else if (key == "maxLength") {
+      s.max_length = std::min(s.max_length, non_negative(v, ptr));
+    } else if (key == "pattern") {
+      if (!v.is_string()) invalid(ptr, "pattern must be a string");
+      s.patterns.push_back({v.get<std::string>(), ptr});
+    } else if (key == "format") {
+      if (!v.is_string()) invalid(ptr, "format must be a string");
+      s.formats.push_back({v.get<std::string>(), ptr});
+    } else if (key == "minimum" || key == "exclusiveMinimum") {
+      if (v.is_boolean()) continue;  // draft-04 form, applied with minimum
+      if (!v.is_number()) invalid(ptr, key + " must be a number");
+      const double d = v.get<double>();
+      const bool excl = key == "exclusiveMinimum" || excl_min_bool;
+      if (d > s.lower || (d == s.lower && excl)) s.lower = d, s.lower_exclusive = excl;
+      if (s.number_pointer.empty()) s.number_pointer = ptr;
+    } else if (key == "maximum" || key == "exclusiveMaximum") {
+      if (v.is_boolean()) continue;
+      if (!v.is_number()) invalid(ptr, key + " must be a number");
+      const double d = v.get<double>();
+      const bool excl = key == "exclusiveMaximum" || excl_max_bool;
+      if (d < s.upper || (d == s.upper && excl)) s.upper = d, s.upper_exclusive = excl;
+      if (s.number_pointer.empty()) s.number_pointer = ptr;
+    } else if (key == "multipleOf") {
+      if (!v.is_number() || v.get<double>() <= 0) invalid(ptr, "multipleOf must be a positive number");
+      s.multiple_of.push_back(v.get<double>());
+      if (s.number_pointer.empty()) s.number_pointer = ptr;
+    } else if (key == "minItems") {
+      s.min_items = std::max(s.min_items, non_negative(v, ptr));
+    } else if (key == "maxItems") {
+      s.max_items = std::min(s.max_items, non_negative(v, ptr));
+    } else if (key == "uniqueItems") {
+      if (!v.is_boolean()) invalid(ptr, "uniqueItems must be a boolean");
+      if (v.get<bool>()) unsupported(key, ptr);
+    } else if (key == "prefixItems" && !draft07) {
+      if (!v.is_array()) invalid(ptr, "prefixItems must be an array");
+      has_arr = true;
+      for (size_t i = 0; i < v.size(); ++i) arr.prefix.push_back({&v[i], child(ptr, std::to_string(i))});
+    } else if (key == "items") {
+      has_arr = true;
+      if (v.is_array()) {
+        if (!draft07) invalid(ptr, "items must be a schema in draft 2020-12 (use prefixItems)");
+        for (size_t i = 0; i < v.size(); ++i) arr.prefix.push_back({&v[i], child(ptr, std::to_string(i))});
+        // Without additionalItems, items past the array are unconstrained.
+      } else if (v.is_boolean() && !v.get<bool>()) {
+        arr.rest_false = true;
+      } else {
+        arr.rest = SchemaNode{&v, ptr};
+      }
+    } else if (key == "additionalItems" && draft07) {
+      has_arr = true;
+      auto items = j.find("items");
+      if (items == j.end() || !items->is_array()) continue;  // ignored unless items is an array
+      if (v.is_boolean() && !v.get<bool>()) arr.rest_false = true;
+      else arr.rest = SchemaNode{&v, ptr};
+    } else if (key == "properties") {
+      if (!v.is_object()) invalid(ptr, "properties must be an object");
+      has_obj = true;
+      for (const auto& [name, sub] : v.items()) obj.properties.push_back({name, {&sub, child(ptr, name)}});
+    } else if (key == "patternProperties") {
+      if (!v.is_object()) invalid(ptr, "patternProperties must be an object");
+      has_obj = true;
+      for (const auto& [pat, sub] : v.items()) obj.pattern_properties.push_back({pat, {&sub, child(ptr, pat)}});
+    } else if (key == "additionalProperties") {
+      has_obj = true;
+      if (v.is_boolean() && !v.get<bool>()) obj.additional_false = true;
+      else if (!(v.is_boolean() && v.get<bool>())) obj.additional = SchemaNode{&v, ptr};
+    } else if (key == "required") {
+      if (!v.is_array()) invalid(ptr, "required must be an array");
+      for (const auto& r : v) {
+        if (!r.is_string()) invalid(ptr, "required entries must be strings");
+        const std::string name = r.get<std::string>();
+        if (std::find(s.required.begin(), s.required.end(), name) == s.required.end()) s.required.push_back(name);
+      }
+      if (s.object_pointer.empty()) s.object_pointer = ptr;
+    } else if (key == "minProperties") {
+      s.min_properties = std::max(s.min_properties, non_negative(v, ptr));
+    } else if (key == "maxProperties") {
+      s.max_properties = std::min(s.max_properties, non_negative(v, ptr));
+    } else if (key == "propertyNames") {
+      has_obj = true;
+      if (v.is_boolean()) {
+        if (!v.get<bool>()) s.max_properties = 0;
+      } else if (v.is_object()) {
+        for (const auto& [pk, pv] : v.items()) {
+          if (pk == "pattern" && pv.is_string()) s.property_names.push_back({pv.get<std::string>(), child(ptr, pk)});
+          else if (pk == "type" && pv == "string") continue;
+          else if (!is_annotation(pk)) unsupported("propertyNames", child(ptr, pk), "only a pattern is supported");
+        }
+      } else {
+        invalid(ptr, "propertyNames must be a schema");
+      }
+    } else if (is_unsupported_keyword(key)) {
+      unsupported(key, ptr);
+    } else {
+      unsupported(key, ptr, "unknown keyword");
+    }
+  }
+  if (has_obj) {
+    s.objects.push_back(std::move(obj));
+    if (s.object_pointer.empty()) s.object_pointer = n.pointer;
+  }
+  if (has_arr) s.arrays.push_back(std::move(arr));
+}
+
+bool ShapeReducer::apply_all(const PartList& parts, const std::set<std::string>& skip, Shape& shape,
+                             std::vector<Group>& groups) {
+  std::vector<SchemaNode> queue(parts.rbegin(), parts.rend());
+  bool unsat = false;
+  size_t steps = 0;
+  while (!queue.empty()) {
+    SchemaNode n = queue.back();
+    queue.pop_back();
+    if (++merges_ > limits_.max_merges)
+      unsupported("allOf", n.pointer, "more than " + std::to_string(limits_.max_merges) + " schema merges");
+    if (++steps > limits_.max_depth * 16)
+      unsupported("$ref", n.pointer, "reference chain does not reduce (self-referencing allOf/$ref)");
+    std::vector<SchemaNode> more;
+    apply_node(n, shape, more, groups, skip, unsat);
+    for (auto it = more.rbegin(); it != more.rend(); ++it) queue.push_back(*it);
+  }
+  return !unsat;
+}
+
+void ShapeReducer::expand(PartList parts, std::set<std::string> skip, int depth, std::vector<Shape>& out) {
+  if (depth > static_cast<int>(limits_.max_depth))
+    unsupported("anyOf", parts.empty() ? "" : parts[0].pointer, "alternatives nest too deeply");
+  Shape shape;
+  std::vector<Group> groups;
+  if (!apply_all(parts, skip, shape, groups)) return;
+  if (shape.types == 0) return;
+  if (groups.empty()) {
+    out.push_back(std::move(shape));
+    return;
+  }
+  // Distribute the first group: each alternative is combined with everything else.
+  const Group g = groups.front();
+  skip.insert(g.pointer);
+  std::vector<std::vector<Shape>> per_alt;
+  for (const auto& alt : g.alternatives) {
+    PartList with = parts;
+    with.push_back(alt);
+    std::vector<Shape> alt_shapes;
+    expand(with, skip, depth + 1, alt_shapes);
+    per_alt.push_back(alt_shapes);
+  }
+  if (g.one_of) check_exclusive(g, per_alt);
+  for (auto& shapes : per_alt)
+    for (auto& sh : shapes) out.push_back(std::move(sh));
+}
+
+std::vector<Shape> ShapeReducer::reduce(const PartList& parts) {
+  std::vector<Shape> out;
+  expand(parts, {}, 0, out);
+  return out;
+}
+
+namespace {
+
+// Values a shape can take when it is a finite set: const/enum, or a single-type null/boolean.
+bool finite_values(const Shape& s, std::vector<Json>& values) {
+  if (s.has_enum) {
+    for (const auto& v : s.enum_values)
+      if (json_type_bit(v) & s.types) values.push_back(v);
+    return true;
+  }
+  return false;
+}
+
+// A required property whose value is fixed to a finite set (discriminator), per shape.
+bool disjoint_by_discriminator(const Shape& a, const Shape& b, ShapeReducer& reducer) {
+  for (const auto& name : a.required) {
+    if (std::find(b.required.begin(), b.required.end(), name) == b.required.end()) continue;
+    auto values_of = [&](const Shape& s, std::vector<Json>& vals) {
+      for (const auto& part : s.objects)
+        for (const auto& [pname, node] : part.properties)
+          if (pname == name) {
+            auto shapes = reducer.reduce({node});
+            if (shapes.size() != 1) return false;
+            if (!finite_values(shapes[0], vals)) return false;
+            return true;
+          }
+      return false;
+    };
+    std::vector<Json> va, vb;
+    if (!values_of(a, va) || !values_of(b, vb)) continue;
+    bool overlap = false;
+    for (const auto& x : va)
+      for (const auto& y : vb) overlap |= json_equal(x, y);
+    if (!overlap) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ShapeReducer::check_exclusive(const Group& g, const std::vector<std::vector<Shape>>& alternatives) {
+  // Every pair of shapes from different alternatives must be provably disjoint.
+  for (size_t i = 0; i < alternatives.size(); ++i)
+    for (size_t j = i + 1; j < alternatives.size(); ++j)
+      for (const auto& a : alternatives[i])
+        for (const auto& b : alternatives[j]) {
+          uint32_t common = a.types & b.types;
+          if (common == 0) continue;
+          std::vector<Json> va, vb;
+          if (finite_values(a, va) && finite_values(b, vb)) {
+            bool overlap = false;
+            for (const auto& x : va)
+              for (const auto& y : vb) overlap |= json_equal(x, y);
+            if (!overlap) continue;
+          }
+          if (common == kObject && disjoint_by_discriminator(a, b, *this)) continue;
+          // Integers vs non-integral numbers are disjoint.
+          unsupported("oneOf", g.pointer,
+                      "alternatives " + std::to_string(i) + " and " + std::to_string(j) + " are not provably exclusive");
+        }
+}
+
+bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reducer, int depth) {
+  if (depth > 64) return false;
+  const uint32_t t = json_type_bit(value);
+  if (!(t & s.types)) return false;
+  if (s.has_enum &&
+      !std::any_of(s.enum_values.begin(), s.enum_values.end(), [&](const Json& e) { return json_equal(e, value); }))
+    return false;
+  if (t == kString) {
+    const std::string& str = value.get_ref<const std::string&>();
+    uint64_t len = 0;
+    for (unsigned char c : str) len += (c & 0xC0) != 0x80;
+    if (len < s.min_length || len > s.max_length) return false;
+    if (!s.patterns.empty()) unsupported("pattern", s.patterns[0].pointer, "pattern on an enum value cannot be checked yet");
+    if (!s.formats.empty()) unsupported("format", s.formats[0].pointer, "format on an enum value cannot be checked yet");
+  } else if (t == kInt || t == kFrac) {
+    const double d = value.get<double>();
+    if (d < s.lower || (d == s.lower && s.lower_exclusive)) return false;
+    if (d > s.upper || (d == s.upper && s.upper_exclusive)) return false;
+    for (double m : s.multiple_of) {
+      double q = d / m;
+      if (std::fabs(q - std::round(q)) > 1e-9) return false;
+    }
+  } else if (t == kArray) {
+    if (value.size() < s.min_items || value.size() > s.max_items) return false;
+    for (const auto& part : s.arrays) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        std::optional<SchemaNode> sub;
+        if (i < part.prefix.size()) sub = part.prefix[i];
+        else if (part.rest_false) return false;
+        else sub = part.rest;
+        if (!sub) continue;
+        auto shapes = reducer.reduce({*sub});
+        if (std::none_of(shapes.begin(), shapes.end(),
+                         [&](const Shape& sh) { return value_matches_shape(value[i], sh, reducer, depth + 1); }))
+          return false;
+      }
+    }
+  } else if (t == kObject) {
+    if (value.size() < s.min_properties || value.size() > s.max_properties) return false;
+    for (const auto& r : s.required)
+      if (!value.contains(r)) return false;
+    for (const auto& part : s.objects) {
+      if (!part.pattern_properties.empty())
+        unsupported("patternProperties", part.pointer, "cannot check an enum value against it yet");
+      for (const auto& [k, v] : value.items()) {
+        std::optional<SchemaNode> sub;
+        bool declared = false;
+        for (const auto& [name, node] : part.properties)
+          if (name == k) sub = node, declared = true;
+        if (!declared) {
+          if (part.additional_false) return false;
+          sub = part.additional;
+        }
+        if (!sub) continue;
+        auto shapes = reducer.reduce({*sub});
+        if (std::none_of(shapes.begin(), shapes.end(),
+                         [&](const Shape& sh) { return value_matches_shape(v, sh, reducer, depth + 1); }))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace ninfer::text

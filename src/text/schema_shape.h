@@ -1,0 +1,104 @@
+// Reduction of schema nodes to "shapes": a conjunction of schema nodes ($ref, allOf and sibling
+// keywords merged) becomes a union of shapes (anyOf/oneOf distributed), each shape holding the
+// intersected assertions per JSON type. Sub-schemas (properties, items) stay as lists of nodes,
+// reduced lazily, so recursive schemas need no unfolding.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "text/schema_document.h"
+#include "text/json_schema_compiler.h"
+
+namespace ninfer::text {
+
+// A conjunction of schema nodes; empty = the `true` schema.
+using PartList = std::vector<SchemaNode>;
+
+enum TypeBit : uint32_t {
+  kNull = 1, kBool = 2, kInt = 4, kFrac = 8, kString = 16, kArray = 32, kObject = 64, kAllTypes = 127,
+};
+
+struct ObjectPart {  // the object keywords of one node
+  std::string pointer;
+  std::vector<std::pair<std::string, SchemaNode>> properties;  // declared order
+  std::vector<std::pair<std::string, SchemaNode>> pattern_properties;
+  bool additional_false = false;
+  std::optional<SchemaNode> additional;  // schema for undeclared names (absent and not false = any)
+};
+
+struct ArrayPart {  // the array keywords of one node
+  std::string pointer;
+  std::vector<SchemaNode> prefix;  // prefixItems (2020-12) or items array (draft-07)
+  bool rest_false = false;         // no items past the prefix
+  std::optional<SchemaNode> rest;  // schema of items past the prefix (absent and not false = any)
+};
+
+struct PatternRef {
+  std::string pattern;
+  std::string pointer;
+};
+
+struct Shape {
+  uint32_t types = kAllTypes;
+  std::string pointer;  // where the shape comes from (first node), for errors
+  // enum / const: allowed values (intersection over nodes).
+  bool has_enum = false;
+  std::vector<Json> enum_values;
+  std::string enum_pointer;
+  // strings
+  uint64_t min_length = 0, max_length = std::numeric_limits<uint64_t>::max();
+  std::vector<PatternRef> patterns;
+  std::vector<PatternRef> formats;  // pattern = format name
+  // numbers
+  double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
+  bool lower_exclusive = false, upper_exclusive = false;
+  std::vector<double> multiple_of;
+  std::string number_pointer;
+  // arrays
+  std::vector<ArrayPart> arrays;
+  uint64_t min_items = 0, max_items = std::numeric_limits<uint64_t>::max();
+  // objects
+  std::vector<ObjectPart> objects;
+  std::vector<std::string> required;  // in order of first mention
+  uint64_t min_properties = 0, max_properties = std::numeric_limits<uint64_t>::max();
+  std::vector<PatternRef> property_names;
+  std::string object_pointer;
+};
+
+class ShapeReducer {
+ public:
+  ShapeReducer(const SchemaDocument& doc, const SchemaLimits& limits) : doc_(doc), limits_(limits) {}
+  // The union of shapes a conjunction of nodes reduces to (empty = unsatisfiable).
+  std::vector<Shape> reduce(const PartList& parts);
+
+ private:
+  const SchemaDocument& doc_;
+  const SchemaLimits& limits_;
+  uint32_t merges_ = 0;
+
+  struct Group {  // an anyOf / oneOf with its alternatives
+    std::string pointer;
+    bool one_of;
+    std::vector<SchemaNode> alternatives;
+  };
+  // Applies every node (following $ref / allOf); collects anyOf/oneOf groups not in `skip`.
+  bool apply_all(const PartList& parts, const std::set<std::string>& skip, Shape& shape, std::vector<Group>& groups);
+  void apply_node(const SchemaNode& n, Shape& shape, std::vector<SchemaNode>& queue, std::vector<Group>& groups,
+                  const std::set<std::string>& skip, bool& unsat);
+  void expand(PartList parts, std::set<std::string> skip, int depth, std::vector<Shape>& out);
+  void check_exclusive(const Group& g, const std::vector<std::vector<Shape>>& alternatives);
+};
+
+// True when `value` satisfies the shape's assertions that can be checked on a value alone
+// (used to filter enum/const by sibling keywords). Sub-schemas are checked via `check_sub`.
+bool value_matches_shape(const Json& value, const Shape& shape, ShapeReducer& reducer, int depth = 0);
+
+// JSON type bit of a value (integers: kInt, other numbers: kFrac).
+uint32_t json_type_bit(const Json& v);
+
+}  // namespace ninfer::text
