@@ -116,6 +116,7 @@ struct BenchArgs {
   size_t max_docs = 100;
   int compile_runs = 5;
   bool compact = false;
+  std::string classify = "eager";
 };
 
 // Documents to walk: maskbench files (valid instances) or JSONL {"text": ...} lines.
@@ -164,7 +165,9 @@ int run_bench(const BenchArgs& args) {
     const OutputConstraint constraint = build_constraint(args.constraint);
     for (int i = 0; i < std::max(1, args.compile_runs); ++i) {
       auto tc = Clock::now();
-      compiled = text::compile_constraint(constraint, domain).grammar;  // lowering included: a cold compile
+      grammar::CompileOptions opts;
+      opts.eager = args.classify == "eager";
+      compiled = text::compile_constraint(constraint, domain, nullptr, opts).grammar;  // lowering included: a cold compile
       compile_ms.push_back(us_since(tc) / 1000);
     }
   } catch (const std::exception& e) {
@@ -214,10 +217,12 @@ int run_bench(const BenchArgs& args) {
   out["token_domain_build_ms"] = domain_ms;
   out["compile_ms"] = {{"cold_first", compile_ms.front()}, {"median", percentile(sorted_compile, 50)},
                        {"runs", compile_ms.size()}};
-  const auto& st = compiled->stats();
-  out["grammar"] = {{"dfa_states", st.dfa_states}, {"kernel_states", st.kernel_states}, {"rules", st.rules},
+  const auto st = compiled->stats();
+  out["classify"] = args.classify;
+  out["grammar"] = {{"dfa_states", st.dfa_states}, {"kernel_states", st.kernel_states},
+                    {"classified_states", st.classified_states}, {"rules", st.rules},
                     {"distinct_bitsets", st.distinct_bitsets}, {"uncertain_nodes", st.uncertain_nodes},
-                    {"memory_bytes", compiled->memory_bytes()}};
+                    {"classify_ms", st.classify_seconds * 1000}, {"memory_bytes", compiled->memory_bytes()}};
   out["documents"] = docs.size();
   out["tokens"] = tokens;
   out["rejected_documents"] = rejected_docs;
@@ -250,6 +255,8 @@ void register_grammar_commands(CLI::App& app, int& status) {
   bench->add_option("--max-docs", bench_args->max_docs, "documents to walk (default 100)");
   bench->add_option("--compile-runs", bench_args->compile_runs, "cold compiles to time (default 5)");
   bench->add_flag("--compact", bench_args->compact, "serialise maskbench documents compactly instead of like json.dumps");
+  bench->add_option("--classify", bench_args->classify, "eager (default: every state in compile) or lazy (on first use)")
+      ->check(CLI::IsMember({"eager", "lazy"}));
   bench->callback([bench_args, &status] { status = run_bench(*bench_args); });
 
   register_maskbench_command(*grammar, status);

@@ -42,11 +42,13 @@ struct MaskbenchArgs {
   uint64_t seed = 1;
   std::string details;  // optional JSONL file with one line per schema
   size_t memory_gib = 8;
+  std::string classify = "lazy";
 };
 
 // Runs one schema file in the current (child) process; returns the result object.
 nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& tok,
-                          const std::shared_ptr<const grammar::TokenDomain>& domain, const JsonFormatOptions& fmt) {
+                          const std::shared_ptr<const grammar::TokenDomain>& domain, const JsonFormatOptions& fmt,
+                          const grammar::CompileOptions& opts) {
   nlohmann::json r;
   r["file"] = fs::path(path).filename().string();
   nlohmann::ordered_json doc;
@@ -61,7 +63,7 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   auto t0 = Clock::now();
   try {
-    compiled = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain).grammar;
+    compiled = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain, nullptr, opts).grammar;
   } catch (const ConstraintError& e) {
     r["status"] = "compile_error";
     r["error_kind"] = constraint_error_kind_name(e.kind());
@@ -71,7 +73,7 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
     return r;
   }
   r["ttfm_us"] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-  const nlohmann::ordered_jsonStyle style{fmt.whitespace == JsonWhitespace::Flexible, false};
+  const text::JsonStyle style{fmt.whitespace == JsonWhitespace::Flexible, false};
   std::vector<double> tbm;
   std::vector<uint32_t> mask(domain->mask_words());
   std::string status = "pass";
@@ -123,90 +125,116 @@ int run_maskbench(const MaskbenchArgs& args) {
   if (args.limit && args.limit < files.size()) files.resize(args.limit);
 
   auto tok = tokenizer::Tokenizer::load(args.tokenizer);
+  signal(SIGPIPE, SIG_IGN);
   auto domain = tokenizer::build_token_domain(*tok);
   const JsonFormatOptions fmt = json_format(args.whitespace);
 
-  struct Running {
-    pid_t pid;
-    int fd;
-    std::string out;
+  // Persistent worker processes (warm allocators, like a serving process); a worker that crashes,
+  // runs out of memory or overruns the time limit is replaced and only its schema is charged.
+  grammar::CompileOptions opts;
+  opts.eager = args.classify == "eager";
+  struct Worker {
+    pid_t pid = -1;
+    int to = -1, from = -1;
+    std::string buf;
+    long job = -1;  // index into files, -1 when idle
     Clock::time_point start;
-    std::string file;
-    bool timed_out = false;
   };
-  std::vector<Running> running;
-  std::vector<nlohmann::json> results;
-  size_t next = 0;
-  auto start_one = [&](const std::string& file) {
-    int p[2];
-    if (pipe(p) != 0) throw std::runtime_error("pipe failed");
+  std::vector<Worker> workers(static_cast<size_t>(std::max(1, args.jobs)));
+  auto spawn = [&](Worker& w) {
+    int req[2], resp[2];
+    if (pipe(req) != 0 || pipe(resp) != 0) throw std::runtime_error("pipe failed");
     std::cout.flush();
     pid_t pid = fork();
     if (pid == 0) {
-      close(p[0]);
+      close(req[1]);
+      close(resp[0]);
+      // Other workers' pipe ends must not stay open here, or they would never see EOF.
+      for (const auto& other : workers)
+        if (other.pid > 0) close(other.to), close(other.from);
       rlimit lim{args.memory_gib << 30, args.memory_gib << 30};
       setrlimit(RLIMIT_AS, &lim);
-      std::string out;
-      try {
-        out = run_schema(file, *tok, domain, fmt).dump();
-      } catch (const std::bad_alloc&) {
-        out = nlohmann::json{{"file", fs::path(file).filename().string()}, {"status", "oom"}}.dump();
-      } catch (const std::exception& e) {
-        out = nlohmann::json{{"file", fs::path(file).filename().string()}, {"status", "crash"}, {"message", e.what()}}.dump();
-      }
-      size_t off = 0;
-      while (off < out.size()) {
-        ssize_t w = write(p[1], out.data() + off, out.size() - off);
-        if (w <= 0) break;
-        off += static_cast<size_t>(w);
+      FILE* in = fdopen(req[0], "r");
+      char line[64];
+      while (fgets(line, sizeof line, in)) {
+        const size_t idx = std::stoul(line);
+        std::string out;
+        try {
+          out = run_schema(files[idx], *tok, domain, fmt, opts).dump();
+        } catch (const std::bad_alloc&) {
+          out = nlohmann::json{{"file", fs::path(files[idx]).filename().string()}, {"status", "oom"}}.dump();
+        } catch (const std::exception& e) {
+          out = nlohmann::json{{"file", fs::path(files[idx]).filename().string()}, {"status", "crash"}, {"message", e.what()}}.dump();
+        }
+        out.push_back('\n');
+        size_t off = 0;
+        while (off < out.size()) {
+          ssize_t n = write(resp[1], out.data() + off, out.size() - off);
+          if (n <= 0) _exit(1);
+          off += static_cast<size_t>(n);
+        }
       }
       _exit(0);
     }
-    close(p[1]);
-    running.push_back({pid, p[0], {}, Clock::now(), file});
+    close(req[0]);
+    close(resp[1]);
+    w = Worker{pid, req[1], resp[0], {}, -1, {}};
   };
-  while (next < files.size() || !running.empty()) {
-    while (next < files.size() && static_cast<int>(running.size()) < std::max(1, args.jobs)) start_one(files[next++]);
+  auto retire = [&](Worker& w) {
+    kill(w.pid, SIGKILL);
+    close(w.to);
+    close(w.from);
+    int st = 0;
+    waitpid(w.pid, &st, 0);
+    return st;
+  };
+  for (auto& w : workers) spawn(w);
+  std::vector<nlohmann::json> results;
+  size_t next = 0, done = 0;
+  auto filename = [&](long job) { return fs::path(files[static_cast<size_t>(job)]).filename().string(); };
+  while (done < files.size()) {
+    for (auto& w : workers) {
+      if (w.job >= 0 || next >= files.size()) continue;
+      w.job = static_cast<long>(next);
+      w.start = Clock::now();
+      const std::string msg = std::to_string(next++) + "\n";
+      if (write(w.to, msg.data(), msg.size()) != static_cast<ssize_t>(msg.size())) throw std::runtime_error("worker pipe");
+    }
     std::vector<pollfd> fds;
-    for (auto& r : running) fds.push_back({r.fd, POLLIN, 0});
+    for (auto& w : workers) fds.push_back({w.from, POLLIN, 0});
     poll(fds.data(), fds.size(), 100);
-    for (size_t i = 0; i < running.size();) {
-      Running& r = running[i];
-      bool done = false;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      Worker& w = workers[i];
+      if (w.job < 0) continue;
+      bool dead = false;
       if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
         char buf[65536];
-        ssize_t n = read(r.fd, buf, sizeof buf);
-        if (n > 0) r.out.append(buf, static_cast<size_t>(n));
-        else done = true;
+        ssize_t n = read(w.from, buf, sizeof buf);
+        if (n > 0) w.buf.append(buf, static_cast<size_t>(n));
+        else dead = true;
       }
-      const double elapsed = std::chrono::duration<double>(Clock::now() - r.start).count();
-      if (!done && elapsed > args.timeout_s) {
-        kill(r.pid, SIGKILL);
-        r.timed_out = true;
-        done = true;
-      }
-      if (!done) {
-        ++i;
+      const size_t nl = w.buf.find('\n');
+      if (nl != std::string::npos) {
+        nlohmann::json res = nlohmann::json::parse(w.buf.substr(0, nl), nullptr, false);
+        if (res.is_discarded()) res = {{"file", filename(w.job)}, {"status", "crash"}};
+        w.buf.erase(0, nl + 1);
+        results.push_back(std::move(res));
+        w.job = -1;
+        ++done;
         continue;
       }
-      close(r.fd);
-      int wstatus = 0;
-      waitpid(r.pid, &wstatus, 0);
-      nlohmann::json res;
-      if (r.timed_out) {
-        res = {{"file", fs::path(r.file).filename().string()}, {"status", "timeout"}};
-      } else if (WIFSIGNALED(wstatus) || r.out.empty()) {
-        res = {{"file", fs::path(r.file).filename().string()}, {"status", "crash"},
-               {"signal", WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0}};
-      } else {
-        res = nlohmann::json::parse(r.out, nullptr, false);
-        if (res.is_discarded()) res = {{"file", fs::path(r.file).filename().string()}, {"status", "crash"}};
+      const bool late = std::chrono::duration<double>(Clock::now() - w.start).count() > args.timeout_s;
+      if (dead || late) {
+        const int st = retire(w);
+        nlohmann::json res = {{"file", filename(w.job)}, {"status", late && !dead ? "timeout" : "crash"}};
+        if (WIFSIGNALED(st) && dead) res["signal"] = WTERMSIG(st);
+        results.push_back(std::move(res));
+        ++done;
+        spawn(w);
       }
-      results.push_back(std::move(res));
-      running.erase(running.begin() + static_cast<long>(i));
-      fds.erase(fds.begin() + static_cast<long>(i));
     }
   }
+  for (auto& w : workers) retire(w);
 
   std::map<std::string, size_t> counts;
   std::map<std::string, size_t> unsupported;
@@ -231,6 +259,7 @@ int run_maskbench(const MaskbenchArgs& args) {
   nlohmann::ordered_json out;
   out["tokenizer"] = args.tokenizer;
   out["whitespace"] = args.whitespace;
+  out["classify"] = args.classify;
   out["schemas"] = results.size();
   out["passing"] = counts["pass"];
   out["passing_ratio"] = results.empty() ? 0.0 : double(counts["pass"]) / results.size();
@@ -267,6 +296,8 @@ void register_maskbench_command(CLI::App& grammar, int& status) {
   cmd->add_option("--seed", args->seed, "sample seed (default 1)");
   cmd->add_option("--details", args->details, "write one JSON line per schema to this file");
   cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)");
+  cmd->add_option("--classify", args->classify, "lazy (default: states classified on first use) or eager")
+      ->check(CLI::IsMember({"eager", "lazy"}));
   cmd->callback([args, &status] { status = run_maskbench(*args); });
 }
 

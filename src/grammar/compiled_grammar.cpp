@@ -2,21 +2,12 @@
 
 #include <chrono>
 #include <cstring>
-#include <algorithm>
-#include <string>
-#include <string_view>
-#include <unordered_map>
 
-#include "grammar/earley_parser.h"
-#include "grammar/follow_automaton.h"
+#include "grammar/token_classifier.h"
 
 namespace ninfer::grammar {
 
-size_t CompiledGrammar::memory_bytes() const {
-  size_t m = sizeof(*this) + automaton_.memory_bytes() + bitsets_.size() * 4 + token_set_masks_.size() * 4;
-  for (const auto& s : states_) m += sizeof(StateTokens) + s.uncertain.size() * 4;
-  return m;
-}
+CompiledGrammar::~CompiledGrammar() = default;
 
 namespace {
 
@@ -32,133 +23,51 @@ std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
   return k;
 }
 
-// Walks the whole token trie from one DFA state. While the local parse is a single item in a
-// plain byte state it is a table lookup per trie node; otherwise a local Earley parse seeded with
-// (state, root) runs. Bytes past the completion of the state's rule are followed through the
-// FollowAutomaton: a token accepted locally is context-independent, a token whose only live
-// paths run past the rule's end is context-dependent (verified at mask time), the rest is rejected.
-struct TrieFrame {
-  uint32_t dfa;           // DFA state in byte mode, or kDeadState
-  uint32_t base;          // depth of the local parser's set 0 in Earley mode; kLocalDead when the local parse died
-  uint32_t follow;        // FollowAutomaton set of continuations past the rule's end
-  uint32_t completed_at;  // last depth where the rule completed on the local path (kNever if none)
-};
-constexpr uint32_t kLocalDead = 0xFFFFFFFFu;
-constexpr uint32_t kNever = 0xFFFFFFFFu;
+}  // namespace
 
-// Decides whether a byte string is accepted right after `rule` completes in *every* context:
-// each place that calls the rule must consume it locally. Such tokens are context-independent
-// although they run past the rule's end (e.g. whitespace after a JSON value).
-class SuffixChecker {
- public:
-  explicit SuffixChecker(const GrammarAutomaton& a) : a_(a), parser_(a), callers_(a.rule_start.size()) {
-    for (uint32_t s = 0; s < a.num_states(); ++s)
-      for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) callers_[a.calls[e].rule].push_back(a.calls[e].target);
-    for (auto& c : callers_) {
-      std::sort(c.begin(), c.end());
-      c.erase(std::unique(c.begin(), c.end()), c.end());
+const StateTokens& CompiledGrammar::classify_slow(uint32_t state) const {
+  std::lock_guard lock(mu_);
+  if (const StateTokens* p = slots_[state].load(std::memory_order_acquire)) return *p;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!classifier_) classifier_ = std::make_unique<TokenClassifier>(automaton_, *domain_);
+  StateTokens& st = store_.emplace_back();
+  classifier_->classify(state, scratch_words_, st.accepted_count, st.uncertain);
+  if (st.accepted_count > 0) {
+    // Identical accepted sets share one bitset.
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t w : scratch_words_) h = (h ^ w) * 1099511628211ull;
+    auto& candidates = bitset_by_hash_[h];
+    for (const uint32_t* c : candidates)
+      if (std::memcmp(c, scratch_words_.data(), size_t(words_) * 4) == 0) st.accepted = c;
+    if (!st.accepted) {
+      st.accepted = bitsets_.emplace_back(scratch_words_).data();
+      candidates.push_back(st.accepted);
+      store_bytes_ += size_t(words_) * 4;
     }
   }
-
-  bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
-    if (callers_[rule].empty() || suffix.empty()) return false;
-    std::string key(reinterpret_cast<const char*>(&rule), sizeof rule);
-    key.append(suffix);
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
-    bool ok = true;
-    for (uint32_t t : callers_[rule]) {
-      parser_.reset_local(t);
-      for (unsigned char c : suffix)
-        if (!parser_.scan(c)) {
-          ok = false;
-          break;
-        }
-      if (!ok) break;
-    }
-    memo_.emplace(std::move(key), ok);
-    return ok;
-  }
-
- private:
-  const GrammarAutomaton& a_;
-  EarleyParser parser_;
-  std::vector<std::vector<uint32_t>> callers_;
-  std::unordered_map<std::string, bool> memo_;
-};
-
-void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t state, EarleyParser& parser,
-                    FollowAutomaton& follow, SuffixChecker& suffixes, const TokenDomain& domain,
-                    std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
-                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain) {
-  const uint32_t rule = a.state_rule[state];
-  const uint32_t after = follow.after_rule(rule);
-  if (a.simple[state]) {
-    frames[0] = {state, 0, FollowAutomaton::kEmpty, kNever};
-  } else {
-    parser.reset_local(state);
-    const bool done = parser.root_completed(0);
-    frames[0] = {kDeadState, 0, done ? after : FollowAutomaton::kEmpty, done ? 0 : kNever};
-  }
-  const uint32_t nodes = trie.num_nodes();
-  accepted_count = 0;
-  uint32_t n = 1;
-  while (n < nodes) {
-    const uint32_t d = trie.depth[n];
-    const TrieFrame parent = frames[d - 1];
-    const uint8_t byte = trie.byte[n];
-    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty, parent.completed_at};
-    if (parent.dfa != kDeadState) {
-      const uint32_t t = a.next(parent.dfa, byte);
-      if (t != kDeadState) {
-        if (a.simple[t]) {
-          f = {t, 0, FollowAutomaton::kEmpty, parent.completed_at};
-        } else {
-          parser.reset_local(t);
-          f.base = d;
-          if (parser.root_completed(0)) f.follow = after, f.completed_at = d;
-        }
-      }
-    } else if (parent.base != kLocalDead) {
-      parser.pop_to(d - parent.base);
-      if (parser.scan(byte)) {
-        f.base = parent.base;
-        if (parser.top_root_completed()) f.follow = after, f.completed_at = d;
-      }
-    }
-    if (parent.follow != FollowAutomaton::kEmpty) f.follow = follow.unite(follow.step(parent.follow, byte), f.follow);
-    const bool alive = f.dfa != kDeadState || f.base != kLocalDead;
-    if (!alive && f.follow == FollowAutomaton::kEmpty) {
-      n = trie.subtree_end[n];
-      continue;
-    }
-    frames[d] = f;
-    if (trie.token_begin[n] != trie.token_begin[n + 1]) {
-      if (alive) {
-        for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
-          const int32_t id = trie.ids[i];
-          accepted_words[id >> 5] |= 1u << (id & 31);
-          ++accepted_count;
-        }
-      } else {
-        const std::string& bytes = domain.bytes(trie.ids[trie.token_begin[n]]);
-        if (f.completed_at != kNever &&
-            suffixes.accepted_everywhere(rule, std::string_view(bytes).substr(f.completed_at))) {
-          for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
-            const int32_t id = trie.ids[i];
-            accepted_words[id >> 5] |= 1u << (id & 31);
-            ++accepted_count;
-          }
-        } else {
-          uncertain.push_back(n);
-        }
-      }
-    }
-    ++n;
-  }
+  store_bytes_ += sizeof(StateTokens) + st.uncertain.size() * 4;
+  ++classified_;
+  uncertain_nodes_ += st.uncertain.size();
+  classify_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  slots_[state].store(&st, std::memory_order_release);
+  return st;
 }
 
-}  // namespace
+CompileStats CompiledGrammar::stats() const {
+  std::lock_guard lock(mu_);
+  CompileStats s = base_stats_;
+  s.classified_states = classified_;
+  s.distinct_bitsets = static_cast<uint32_t>(bitsets_.size());
+  s.uncertain_nodes = uncertain_nodes_;
+  s.classify_seconds = classify_seconds_;
+  return s;
+}
+
+size_t CompiledGrammar::memory_bytes() const {
+  std::lock_guard lock(mu_);
+  return sizeof(*this) + automaton_.memory_bytes() + token_set_masks_.size() * 4 +
+         size_t(automaton_.num_states()) * sizeof(void*) + store_bytes_;
+}
 
 std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr<const TokenDomain> domain,
                                                const CompileOptions& options) {
@@ -188,41 +97,23 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
     cg->token_set_masks_.insert(cg->token_set_masks_.end(), m.begin(), m.end());
   }
 
-  // Classify tokens per kernel state; identical accepted sets share storage.
-  const TokenTrie& trie = domain->trie();
-  std::vector<uint8_t> kernel = kernel_states(a);
-  cg->states_.resize(a.num_states());
-  EarleyParser parser(a);
-  std::vector<uint32_t> words_buf(words);
-  FollowAutomaton follow(a);
-  SuffixChecker suffixes(a);
-  std::vector<TrieFrame> frames(65537);
-  std::unordered_map<uint64_t, std::vector<int32_t>> by_hash;
-  for (uint32_t s = 0; s < a.num_states(); ++s) {
-    if (!kernel[s]) continue;
-    ++cg->stats_.kernel_states;
-    std::fill(words_buf.begin(), words_buf.end(), 0);
-    StateTokens& st = cg->states_[s];
-    classify_state(a, trie, s, parser, follow, suffixes, *domain, frames, words_buf, st.accepted_count, st.uncertain);
-    cg->stats_.uncertain_nodes += st.uncertain.size();
-    if (st.accepted_count == 0) continue;
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t w : words_buf) h = (h ^ w) * 1099511628211ull;
-    auto& candidates = by_hash[h];
-    for (int32_t c : candidates)
-      if (std::memcmp(cg->bitset(c), words_buf.data(), size_t(words) * 4) == 0) st.accepted = c;
-    if (st.accepted < 0) {
-      st.accepted = static_cast<int32_t>(cg->bitsets_.size() / words);
-      cg->bitsets_.insert(cg->bitsets_.end(), words_buf.begin(), words_buf.end());
-      candidates.push_back(st.accepted);
-    }
-  }
+  cg->slots_ = std::make_unique<std::atomic<const StateTokens*>[]>(a.num_states());
+  for (uint32_t s = 0; s < a.num_states(); ++s) cg->slots_[s].store(nullptr, std::memory_order_relaxed);
+  const std::vector<uint8_t> kernel = kernel_states(a);
+  uint32_t kernel_count = 0;
+  for (uint8_t k : kernel) kernel_count += k;
+  // The first mask needs the start state; eager compiles classify every kernel state now.
+  cg->state_tokens(a.aug_start);
+  if (options.eager)
+    for (uint32_t s = 0; s < a.num_states(); ++s)
+      if (kernel[s]) cg->state_tokens(s);
+
   auto t2 = std::chrono::steady_clock::now();
-  cg->stats_.seconds = std::chrono::duration<double>(t2 - t0).count();
-  cg->stats_.automaton_seconds = std::chrono::duration<double>(t1 - t0).count();
-  cg->stats_.dfa_states = a.num_states();
-  cg->stats_.rules = static_cast<uint32_t>(a.rule_start.size());
-  cg->stats_.distinct_bitsets = static_cast<uint32_t>(cg->bitsets_.size() / std::max(words, 1));
+  cg->base_stats_.seconds = std::chrono::duration<double>(t2 - t0).count();
+  cg->base_stats_.automaton_seconds = std::chrono::duration<double>(t1 - t0).count();
+  cg->base_stats_.dfa_states = a.num_states();
+  cg->base_stats_.kernel_states = kernel_count;
+  cg->base_stats_.rules = static_cast<uint32_t>(a.rule_start.size());
   return cg;
 }
 

@@ -198,8 +198,13 @@ class Parser {
   int32_t parse_postfix() {
     size_t start = pos_;
     int32_t item = parse_primary();
-    for (;;) {
+    // Each operator of a chain (a*+?{2}) nests one Repeat in another: count them as nesting.
+    int chained = 0;
+    for (;; ++chained) {
       char c = peek();
+      if (c != '*' && c != '+' && c != '?' && c != '{') break;
+      if (chained > 0 && depth_ + chained > opt_.max_nesting)
+        fail(GrammarErrorKind::TooDeep, "nesting deeper than " + std::to_string(opt_.max_nesting) + " levels");
       uint32_t lo, hi;
       if (c == '*') {
         lo = 0, hi = kUnbounded, ++pos_;
@@ -395,9 +400,7 @@ class Parser {
     if (c == '(') {
       ++pos_;
       skip_space();
-      enter();
-      int32_t inner = parse_alternatives();
-      --depth_;
+      int32_t inner = parse_alternatives();  // counts one nesting level
       skip_space();
       if (peek() != ')') fail_at(GrammarErrorKind::Syntax, "unclosed '('", start);
       ++pos_;

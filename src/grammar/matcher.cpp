@@ -123,8 +123,8 @@ void Matcher::fill_mask(uint32_t* words) {
   bool first = true;
   for (uint32_t s : kernel_scratch_) {
     const StateTokens& st = grammar_->state_tokens(s);
-    if (st.accepted < 0) continue;
-    const uint32_t* src = grammar_->bitset(st.accepted);
+    if (!st.accepted) continue;
+    const uint32_t* src = st.accepted;
     if (first) {
       std::memcpy(words, src, size_t(nw) * 4);
       first = false;

@@ -65,6 +65,9 @@ std::vector<uint8_t> recursive_rules(const Grammar& g, const std::vector<std::ve
 uint64_t sat_add(uint64_t a, uint64_t b) { return std::min<uint64_t>(a + b, 1ull << 40); }
 uint64_t sat_mul(uint64_t a, uint64_t b) { return (a && b > (1ull << 40) / a) ? (1ull << 40) : std::min<uint64_t>(a * b, 1ull << 40); }
 
+constexpr int kMaxFragmentDepth = 3000;
+constexpr int kMaxInlineDepth = 500;
+
 class NfaBuilder {
  public:
   NfaBuilder(const Grammar& g, const std::vector<uint8_t>& inlined, uint32_t max_states)
@@ -95,7 +98,8 @@ class NfaBuilder {
   void eps(uint32_t a, uint32_t b) { nfa_->states[a].eps.push_back(b); }
 
   std::pair<uint32_t, uint32_t> fragment(int32_t id, int depth) {
-    if (depth > 20000) throw GrammarError(GrammarErrorKind::TooDeep, "grammar nests too deeply to compile");
+    // Native recursion follows the expression nesting: bounded well inside any thread's stack.
+    if (depth > kMaxFragmentDepth) throw GrammarError(GrammarErrorKind::TooDeep, "grammar nests too deeply to compile");
     const Expr& e = g_.exprs[id];
     switch (e.kind) {
       case ExprKind::Empty: {
@@ -134,7 +138,8 @@ class NfaBuilder {
         return {s, t};
       }
       case ExprKind::RuleRef: {
-        if (inlined_[e.rule]) return fragment(g_.rules[e.rule].body, depth + 1);
+        // Inlining deepens the expression; past kMaxInlineDepth a reference stays a call.
+        if (inlined_[e.rule] && depth < kMaxInlineDepth) return fragment(g_.rules[e.rule].body, depth + 1);
         uint32_t s = new_state(), t = new_state();
         nfa_->states[s].calls.emplace_back(e.rule, t);
         return {s, t};

@@ -6,6 +6,81 @@
 #include <stdexcept>
 
 namespace ninfer::grammar {
+namespace {
+
+// Whole UTF-8 characters (shortest form, no surrogates), none of them '"', '\\' or below U+0020.
+bool is_string_safe(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == '"' || c == '\\') return false;
+      ++i;
+      continue;
+    }
+    int len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) len = 3, lo = 0xA0;
+    else if (c == 0xED) len = 3, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) len = 3;
+    else if (c == 0xF0) len = 4, lo = 0x90;
+    else if (c == 0xF4) len = 4, hi = 0x8F;
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else return false;
+    if (i + len > s.size()) return false;
+    for (int k = 1; k < len; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xBF)) return false;
+    }
+    i += len;
+  }
+  return !s.empty();
+}
+
+// Preorder trie over tokens already sorted by bytes.
+template <typename View>
+TokenTrie build_trie(const std::vector<int32_t>& sorted_ids, const View& view, int32_t n) {
+  TokenTrie t;
+  t.node_of_token.assign(n, -1);
+  t.byte.push_back(0);
+  t.depth.push_back(0);
+  t.token_begin.push_back(0);
+  std::vector<uint32_t> path{0};  // node index at each depth along the current token
+  std::string_view prev;
+  for (int32_t id : sorted_ids) {
+    const std::string_view s = view(id);
+    size_t lcp = 0;
+    const size_t m = std::min(prev.size(), s.size());
+    while (lcp < m && prev[lcp] == s[lcp]) ++lcp;
+    path.resize(lcp + 1);
+    for (size_t d = lcp; d < s.size(); ++d) {
+      t.byte.push_back(static_cast<uint8_t>(s[d]));
+      t.depth.push_back(static_cast<uint16_t>(d + 1));
+      t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
+      path.push_back(t.num_nodes() - 1);
+    }
+    // Tokens ending at the current node are appended in order, so token_begin stays monotone:
+    // the tokens of node k lie in [token_begin[k], token_begin[k+1]).
+    t.ids.push_back(id);
+    t.node_of_token[id] = static_cast<int32_t>(path.back());
+    prev = s;
+  }
+  t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
+  const uint32_t nodes = t.num_nodes();
+  t.subtree_end.assign(nodes, nodes);
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < nodes; ++i) {
+    while (!stack.empty() && t.depth[stack.back()] >= t.depth[i]) {
+      t.subtree_end[stack.back()] = i;
+      stack.pop_back();
+    }
+    stack.push_back(i);
+  }
+  return t;
+}
+
+}  // namespace
 
 TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<TokenClass> classes,
                          std::vector<int32_t> eos_ids)
@@ -49,47 +124,24 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
     const std::string_view a = view(x.second), b = view(y.second);
     return a != b ? a < b : x.second < y.second;
   });
-  TokenTrie& t = trie_;
-  t.node_of_token.assign(n, -1);
-  t.byte.reserve(blob.size() / 2 + 1);
-  t.depth.reserve(blob.size() / 2 + 1);
-  t.token_begin.reserve(blob.size() / 2 + 2);
-  t.ids.reserve(keyed.size());
-  t.byte.push_back(0);
-  t.depth.push_back(0);
-  t.token_begin.push_back(0);
-  std::vector<uint32_t> path{0};  // node index at each depth along the current token
-  std::string_view prev;
-  for (const auto& [key, id] : keyed) {
-    const std::string_view s = view(id);
-    size_t lcp = 0;
-    const size_t m = std::min(prev.size(), s.size());
-    while (lcp < m && prev[lcp] == s[lcp]) ++lcp;
-    path.resize(lcp + 1);
-    for (size_t d = lcp; d < s.size(); ++d) {
-      t.byte.push_back(static_cast<uint8_t>(s[d]));
-      t.depth.push_back(static_cast<uint16_t>(d + 1));
-      t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
-      path.push_back(t.num_nodes() - 1);
+  std::vector<int32_t> sorted_ids;
+  sorted_ids.reserve(keyed.size());
+  for (const auto& kv : keyed) sorted_ids.push_back(kv.second);
+  trie_ = build_trie(sorted_ids, view, n);
+
+  // The JSON-string-safe slice: tokens made of whole UTF-8 characters other than '"', '\\' and
+  // controls. String-content states accept all of them, so their trie walk can skip the slice.
+  string_safe_mask_.assign(mask_words(), 0);
+  std::vector<int32_t> rest_ids;
+  for (int32_t id : sorted_ids) {
+    if (is_string_safe(view(id))) {
+      string_safe_mask_[id >> 5] |= 1u << (id & 31);
+      ++string_safe_count_;
+    } else {
+      rest_ids.push_back(id);
     }
-    // Tokens ending at the current node are appended in order, so token_begin stays monotone.
-    t.ids.push_back(id);
-    t.node_of_token[id] = static_cast<int32_t>(path.back());
-    prev = s;
   }
-  t.token_begin.push_back(static_cast<uint32_t>(t.ids.size()));
-  // token_begin[node] was recorded when the node was created, before its own tokens were pushed;
-  // tokens of node k therefore lie in [token_begin[k], token_begin[k+1]).
-  const uint32_t nodes = t.num_nodes();
-  t.subtree_end.assign(nodes, nodes);
-  std::vector<uint32_t> stack;
-  for (uint32_t i = 0; i < nodes; ++i) {
-    while (!stack.empty() && t.depth[stack.back()] >= t.depth[i]) {
-      t.subtree_end[stack.back()] = i;
-      stack.pop_back();
-    }
-    stack.push_back(i);
-  }
+  rest_trie_ = build_trie(rest_ids, view, n);
 
   normal_mask_.assign(mask_words(), 0);
   for (int32_t i = 0; i < n; ++i)
@@ -110,7 +162,9 @@ bool TokenDomain::is_eos(int32_t id) const { return std::binary_search(eos_ids_.
 size_t TokenDomain::memory_bytes() const {
   size_t m = 0;
   for (const auto& s : bytes_) m += s.capacity() + sizeof(std::string);
-  m += classes_.size() + trie_.byte.size() * (1 + 2 + 4 + 4) + trie_.ids.size() * 4 + trie_.node_of_token.size() * 4;
+  for (const TokenTrie* t : {&trie_, &rest_trie_})
+    m += t->byte.size() * (1 + 2 + 4 + 4) + t->ids.size() * 4 + t->node_of_token.size() * 4;
+  m += classes_.size() + string_safe_mask_.size() * 4;
   return m + normal_mask_.size() * 4;
 }
 

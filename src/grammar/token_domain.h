@@ -39,6 +39,11 @@ class TokenDomain {
   const std::vector<int32_t>& eos_ids() const { return eos_ids_; }
   bool is_eos(int32_t id) const;
   const TokenTrie& trie() const { return trie_; }
+  // JSON-string-safe slice: tokens of whole UTF-8 characters other than '"', '\\' and U+0000..U+001F
+  // (about 95% of a typical vocabulary), and the trie of every other normal token.
+  const std::vector<uint32_t>& string_safe_mask() const { return string_safe_mask_; }
+  uint32_t string_safe_count() const { return string_safe_count_; }
+  const TokenTrie& rest_trie() const { return rest_trie_; }
   // Bit mask of the normal tokens (the universe of ExcludeToken).
   const std::vector<uint32_t>& normal_mask() const { return normal_mask_; }
   // Stable identity of the vocabulary contents (for cache keys).
@@ -51,6 +56,9 @@ class TokenDomain {
   std::vector<TokenClass> classes_;
   std::vector<int32_t> eos_ids_;
   TokenTrie trie_;
+  TokenTrie rest_trie_;
+  std::vector<uint32_t> string_safe_mask_;
+  uint32_t string_safe_count_ = 0;
   std::vector<uint32_t> normal_mask_;
   uint64_t fingerprint_ = 0;
   double build_seconds_ = 0;

@@ -69,7 +69,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
 }
 
 CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shared_ptr<const grammar::TokenDomain>& domain,
-                                      grammar::CompileCache* cache) {
+                                      grammar::CompileCache* cache, const grammar::CompileOptions& options) {
   std::string unsat;
   auto make = [&] {
     LoweredConstraint l = lower_constraint(c);
@@ -78,10 +78,10 @@ CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shar
   };
   try {
     if (cache) {
-      auto r = cache->get(c.cache_key(), make);
+      auto r = cache->get(c.cache_key(), make, options);
       return {r.grammar, r.source};
     }
-    return {grammar::compile(make(), domain), grammar::CompileCache::Source::Built};
+    return {grammar::compile(make(), domain, options), grammar::CompileCache::Source::Built};
   } catch (const grammar::GrammarError& e) {
     throw from_grammar_error(c, e, unsat);
   }

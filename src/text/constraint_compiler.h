@@ -28,6 +28,6 @@ struct CompiledConstraint {
 // UnsupportedSchema for automaton size limits.
 CompiledConstraint compile_constraint(const OutputConstraint& constraint,
                                       const std::shared_ptr<const grammar::TokenDomain>& domain,
-                                      grammar::CompileCache* cache = nullptr);
+                                      grammar::CompileCache* cache = nullptr, const grammar::CompileOptions& options = {});
 
 }  // namespace ninfer::text

@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "ninfer/constraint_error.h"
 #include "text/integer_ranges.h"
 #include "text/json_string_automaton.h"
 #include "text/json_text.h"
+#include "text/number_automaton.h"
 #include "text/schema_shape.h"
 
 namespace ninfer::text {
@@ -182,9 +184,17 @@ class Emitter {
 
   int32_t number_expr(const Shape& s) {
     const bool bounded = std::isfinite(s.lower) || std::isfinite(s.upper);
-    const bool integral = !(s.types & kFrac);
-    if (!s.multiple_of.empty()) unsupported("multipleOf", s.number_pointer);
-    if (integral || (bounded && false)) {
+    bool integral = !(s.types & kFrac);
+    uint64_t modulus = 0;
+    for (double m : s.multiple_of) {
+      // Fractional multipleOf disagrees between exact decimals and binary64 validators: refuse it.
+      if (std::floor(m) != m || m > 1e5) unsupported("multipleOf", s.number_pointer, "only integer divisors up to 100000");
+      const uint64_t k = static_cast<uint64_t>(m);
+      modulus = modulus ? std::lcm(modulus, k) : k;
+      integral = true;  // a multiple of an integer is an integer
+    }
+    if (modulus > 100000) unsupported("multipleOf", s.number_pointer, "combined divisor above 100000");
+    if (integral && modulus <= 1) {
       std::optional<int64_t> lo, hi;
       constexpr double kMin = -9223372036854775808.0, kMax = 9223372036854775807.0;
       if (std::isfinite(s.lower)) {
@@ -201,7 +211,24 @@ class Emitter {
       }
       return integer_range_expr(g_, lo, hi);
     }
-    if (bounded) unsupported(std::isfinite(s.lower) ? "minimum" : "maximum", s.number_pointer, "bounds on non-integer numbers");
+    if (bounded || modulus > 1) {
+      NumberSpec spec;
+      spec.integer = integral;
+      spec.multiple_of = modulus;
+      if (std::isfinite(s.lower)) spec.lower = NumberBound{s.lower, s.lower_exclusive};
+      if (std::isfinite(s.upper)) spec.upper = NumberBound{s.upper, s.upper_exclusive};
+      std::shared_ptr<const grammar::ByteAutomaton> a;
+      try {
+        a = number_automaton(spec);
+      } catch (const std::invalid_argument& e) {
+        unsupported(modulus > 1 ? "multipleOf" : "minimum", s.number_pointer, e.what());
+      }
+      if (!a) {
+        if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
+        return choice({});
+      }
+      return automaton(std::move(a));
+    }
     // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
     auto digits = [&](uint32_t min) {
       Expr d;

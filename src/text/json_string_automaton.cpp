@@ -20,8 +20,8 @@ struct ContentDfa {
       for (int b = lo; b <= hi; ++b) next[s][b] = t;
     };
     set(kB, 0x20, 0x7F, kB);
-    next[kB]['"'] = UINT32_MAX;
-    next[kB]['\\'] = kEsc;
+    next[kB][0x22] = UINT32_MAX;  // '"'
+    next[kB][0x5C] = kEsc;  // backslash
     set(kB, 0xC2, 0xDF, kU1);
     set(kB, 0xE0, 0xE0, kE0);
     set(kB, 0xE1, 0xEC, kU2);
@@ -38,11 +38,11 @@ struct ContentDfa {
     set(kF0, 0x90, 0xBF, kU2);
     set(kF4, 0x80, 0x8F, kU2);
     for (char c : std::string("\"\\bfnrt")) next[kEsc][static_cast<unsigned char>(c)] = kB;
-    next[kEsc]['u'] = kX0;
-    next[kX0]['0'] = kX1;
-    next[kX1]['0'] = kX2;
-    next[kX2]['0'] = kX3a;
-    next[kX2]['1'] = kX3b;
+    next[kEsc][0x75] = kX0;  // u
+    next[kX0][0x30] = kX1;
+    next[kX1][0x30] = kX2;
+    next[kX2][0x30] = kX3a;
+    next[kX2][0x31] = kX3b;
     // \u0000..\u0007, \u000b, \u000e, \u000f (the others have short escapes).
     set(kX3a, '0', '7', kB);
     for (char c : std::string("bef")) next[kX3a][static_cast<unsigned char>(c)] = kB;
