@@ -100,6 +100,35 @@ CharAutomaton CharAutomaton::intersect(const CharAutomaton& other, const Automat
   return CharAutomaton(minimize(out));
 }
 
+CharAutomaton CharAutomaton::complement() const {
+  // Complete the DFA with a rejecting sink over the whole scalar alphabet, then flip acceptance.
+  RangeDfa d = dfa_;
+  const uint32_t sink = d.add_state(false);
+  add_any_edges(d, sink, sink);
+  for (uint32_t s = 0; s < sink; ++s) {
+    std::vector<RangeEdge> filled;
+    const auto& edges = d.edges[s];  // sorted, disjoint
+    for (const auto& r : any_scalar_set()) {
+      uint32_t next = r.lo;
+      for (const auto& e : edges) {
+        if (e.hi < r.lo || e.lo > r.hi) continue;
+        if (e.lo > next) filled.push_back({next, e.lo - 1, sink});
+        next = e.hi + 1;
+      }
+      if (next <= r.hi) filled.push_back({next, r.hi, sink});
+    }
+    filled.insert(filled.end(), edges.begin(), edges.end());
+    std::sort(filled.begin(), filled.end(), [](const RangeEdge& a, const RangeEdge& b) { return a.lo < b.lo; });
+    d.edges[s] = std::move(filled);
+  }
+  for (auto& a : d.accepting) a = !a;
+  return CharAutomaton(minimize(d));
+}
+
+CharAutomaton CharAutomaton::unite(const CharAutomaton& other, const AutomatonBudget& budget) const {
+  return complement().intersect(other.complement(), budget).complement();
+}
+
 bool CharAutomaton::accepts(std::u32string_view s) const {
   uint32_t st = dfa_.start;
   for (char32_t ch : s) {

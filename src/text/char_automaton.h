@@ -43,6 +43,10 @@ class CharAutomaton {
   // throws AutomatonBudgetExceeded.
   CharAutomaton intersect(const CharAutomaton& other, const AutomatonBudget& budget = {}) const;
 
+  // Every string of scalar values the automaton rejects.
+  CharAutomaton complement() const;
+  // Either language (by De Morgan over intersect).
+  CharAutomaton unite(const CharAutomaton& other, const AutomatonBudget& budget = {}) const;
   bool is_empty() const { return !dfa_.accepting[dfa_.start] && dfa_.edges[dfa_.start].empty(); }
   // False for strings holding surrogates or values past U+10FFFF (not scalar values).
   bool accepts(std::u32string_view s) const;

@@ -2,6 +2,7 @@
 
 #include "grammar/gbnf_parser.h"
 #include "ninfer/constraint_error.h"
+#include "text/char_automaton.h"
 #include "text/json_schema_compiler.h"
 #include "text/json_string_automaton.h"
 
@@ -62,8 +63,20 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
     }
     case OutputConstraint::Kind::Choice:
       return {choice_grammar(c.choices()), ""};
-    case OutputConstraint::Kind::Regex:
-      throw ConstraintError(ConstraintErrorKind::InvalidRegex, "regex constraints are not available in this build").at_offset(0);
+    case OutputConstraint::Kind::Regex: {
+      CharAutomaton a;
+      try {
+        a = CharAutomaton::from_regex(c.source(), RegexMode::FullMatch);
+      } catch (const AutomatonBudgetExceeded& e) {
+        throw ConstraintError(ConstraintErrorKind::InvalidRegex, e.what()).at_offset(0);
+      }
+      if (a.is_empty()) throw ConstraintError(ConstraintErrorKind::InvalidRegex, "regex matches no string").at_offset(0);
+      grammar::Grammar g;
+      const int32_t body = a.to_ir(g, Encoding::Raw);
+      g.rules.push_back({"root", body, -1, {}});
+      g.root = 0;
+      return {std::move(g), ""};
+    }
   }
   throw ConstraintError(ConstraintErrorKind::InvalidGrammar, "unknown constraint kind");
 }

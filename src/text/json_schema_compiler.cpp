@@ -10,7 +10,9 @@
 #include <set>
 
 #include "ninfer/constraint_error.h"
+#include "text/char_automaton.h"
 #include "text/integer_ranges.h"
+#include "text/json_formats.h"
 #include "text/json_string_automaton.h"
 #include "text/json_text.h"
 #include "text/number_automaton.h"
@@ -71,6 +73,7 @@ class Emitter {
   std::map<std::string, int32_t> rule_of_;
   std::string first_unsat_;
   int32_t ws_rule_ = -1;
+  std::map<std::string, CharAutomaton> regex_cache_;
 
   // ---- IR helpers
   int32_t lit(const std::string& s) {
@@ -182,7 +185,18 @@ class Emitter {
     return choice(alts);
   }
 
-  int32_t number_expr(const Shape& s) {
+  int32_t number_expr(const Shape& shape) {
+    // OpenAPI integer formats (int32, int64) narrow numbers to integer ranges.
+    Shape s = shape;
+    for (const auto& f : shape.formats)
+      if (auto r = integer_format_range(f.pattern)) {
+        s.types &= ~kFrac;
+        if (double(r->first) > s.lower || (double(r->first) == s.lower && s.lower_exclusive))
+          s.lower = double(r->first), s.lower_exclusive = false;
+        if (double(r->second) < s.upper || (double(r->second) == s.upper && s.upper_exclusive))
+          s.upper = double(r->second), s.upper_exclusive = false;
+        if (s.number_pointer.empty()) s.number_pointer = f.pointer;
+      }
     const bool bounded = std::isfinite(s.lower) || std::isfinite(s.upper);
     bool integral = !(s.types & kFrac);
     uint64_t modulus = 0;
@@ -267,15 +281,76 @@ class Emitter {
     return choice(alts);
   }
 
+  // A regex from the schema, compiled once per compile; errors become UnsupportedSchema at `pointer`.
+  const CharAutomaton& regex(const std::string& pattern, RegexMode mode, const std::string& keyword,
+                             const std::string& pointer) {
+    const std::string key = std::string(mode == RegexMode::Search ? "s:" : "f:") + pattern;
+    auto it = regex_cache_.find(key);
+    if (it != regex_cache_.end()) return it->second;
+    try {
+      return regex_cache_.emplace(key, CharAutomaton::from_regex(pattern, mode, budget())).first->second;
+    } catch (const ConstraintError& e) {
+      unsupported(keyword, pointer, e.what());
+    }
+  }
+  AutomatonBudget budget() const {
+    AutomatonBudget b;
+    b.max_length = limits_.max_string_length;
+    return b;
+  }
+  CharAutomaton intersect(const CharAutomaton& a, const CharAutomaton& b, const std::string& keyword,
+                          const std::string& pointer) {
+    try {
+      return a.intersect(b, budget());
+    } catch (const ConstraintError& e) {
+      unsupported(keyword, pointer, e.what());
+    }
+  }
+
+  // The decoded string values a shape allows, or nullopt when only lengths (or nothing) constrain it.
+  std::optional<CharAutomaton> string_language(const Shape& s) {
+    if (s.patterns.empty() && std::none_of(s.formats.begin(), s.formats.end(), [](const PatternRef& f) {
+          return !integer_format_range(f.pattern);
+        }))
+      return std::nullopt;
+    CharAutomaton lang = CharAutomaton::any_string();
+    if (s.min_length > 0 || s.max_length != std::numeric_limits<uint64_t>::max()) {
+      const uint64_t cap = limits_.max_string_length;
+      if (s.min_length > cap || (s.max_length != std::numeric_limits<uint64_t>::max() && s.max_length > cap))
+        unsupported(s.max_length > cap ? "maxLength" : "minLength", s.pointer, "length bounds above " + std::to_string(cap));
+      const uint32_t max = s.max_length == std::numeric_limits<uint64_t>::max() ? UINT32_MAX : static_cast<uint32_t>(s.max_length);
+      try {
+        lang = CharAutomaton::length_between(static_cast<uint32_t>(s.min_length), max, budget());
+      } catch (const ConstraintError& e) {
+        unsupported("maxLength", s.pointer, e.what());
+      }
+    }
+    for (const auto& f : s.formats) {
+      if (integer_format_range(f.pattern)) continue;  // a number format: no effect on strings
+      auto re = string_format_regex(f.pattern);
+      if (!re) unsupported("format", f.pointer, "format '" + f.pattern + "'");
+      lang = intersect(lang, regex(*re, RegexMode::FullMatch, "format", f.pointer), "format", f.pointer);
+      if (f.pattern == "hostname")  // RFC 1123: at most 253 characters in all
+        lang = intersect(lang, CharAutomaton::length_between(1, 253, budget()), "format", f.pointer);
+    }
+    for (const auto& p : s.patterns)
+      lang = intersect(lang, regex(p.pattern, RegexMode::Search, "pattern", p.pointer), "pattern", p.pointer);
+    return lang;
+  }
+
   int32_t string_expr(const Shape& s) {
-    if (!s.patterns.empty()) unsupported("pattern", s.patterns[0].pointer);
-    if (!s.formats.empty()) unsupported("format", s.formats[0].pointer);
     if (s.min_length > s.max_length) {
       if (first_unsat_.empty()) first_unsat_ = s.pointer;
       return choice({});
     }
     int32_t content;
-    if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
+    if (auto lang = string_language(s)) {
+      if (lang->is_empty()) {
+        if (first_unsat_.empty()) first_unsat_ = s.patterns.empty() ? s.formats[0].pointer : s.patterns[0].pointer;
+        return choice({});
+      }
+      content = lang->to_ir(g_, Encoding::JsonString);
+    } else if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
       content = automaton(json_string_content());
     } else {
       const uint64_t cap = limits_.max_string_length;
@@ -296,10 +371,7 @@ class Emitter {
     }
     // Position i's schema: the conjunction over array parts of prefix[i] or their rest schema.
     size_t prefix_len = 0;
-    bool rest_false = false;
-    for (const auto& a : s.arrays) {
-      prefix_len = std::max(prefix_len, a.prefix.size());
-    }
+    for (const auto& a : s.arrays) prefix_len = std::max(prefix_len, a.prefix.size());
     auto position_parts = [&](size_t i, bool& impossible) {
       PartList parts;
       impossible = false;
@@ -310,7 +382,6 @@ class Emitter {
       }
       return parts;
     };
-    for (const auto& a : s.arrays) rest_false |= a.rest_false && a.prefix.size() <= prefix_len;
     const uint64_t max_items = s.max_items;
     const uint64_t min_items = s.min_items;
     if (min_items > 100000) unsupported("minItems", s.pointer, "more than 100000 items");
@@ -388,9 +459,6 @@ class Emitter {
       if (first_unsat_.empty()) first_unsat_ = s.pointer;
       return choice({});
     }
-    for (const auto& part : s.objects)
-      if (!part.pattern_properties.empty()) unsupported("patternProperties", part.pointer);
-    if (!s.property_names.empty()) unsupported("propertyNames", s.property_names[0].pointer);
     // Declared names: union over parts in order of first appearance, then required-only names.
     std::vector<std::string> names;
     std::set<std::string> declared;
@@ -399,13 +467,32 @@ class Emitter {
         if (declared.insert(name).second) names.push_back(name);
     for (const auto& r : s.required)
       if (declared.insert(r).second) names.push_back(r);
-    // Undeclared names: every part must allow them.
-    bool additional_allowed = true;
-    PartList additional_parts;
-    for (const auto& part : s.objects) {
-      if (part.additional_false) additional_allowed = false;
-      else if (part.additional) additional_parts.push_back(*part.additional);
+    // Pattern properties of every part, and the propertyNames language.
+    struct PatternProp {
+      size_t part;
+      SchemaNode node;
+      const CharAutomaton* lang;
+    };
+    std::vector<PatternProp> patterns;
+    for (size_t pi = 0; pi < s.objects.size(); ++pi)
+      for (const auto& [pat, node] : s.objects[pi].pattern_properties)
+        patterns.push_back({pi, node, &regex(pat, RegexMode::Search, "patternProperties", node.pointer)});
+    std::optional<CharAutomaton> names_lang;
+    for (const auto& pn : s.property_names) {
+      const CharAutomaton& l = regex(pn.pattern, RegexMode::Search, "propertyNames", pn.pointer);
+      names_lang = names_lang ? intersect(*names_lang, l, "propertyNames", pn.pointer) : l;
     }
+    // Value schema of a name that no part declares (per part: matching patterns, else additional).
+    // Returns false when some part forbids the name.
+    auto undeclared_parts = [&](const ObjectPart& part, size_t pi, const std::vector<bool>& matched, PartList& out) {
+      bool any = false;
+      for (size_t k = 0; k < patterns.size(); ++k)
+        if (patterns[k].part == pi && matched[k]) out.push_back(patterns[k].node), any = true;
+      if (any) return true;
+      if (part.additional_false) return false;
+      if (part.additional) out.push_back(*part.additional);
+      return true;
+    };
     struct Prop {
       std::string name;
       bool required;
@@ -415,14 +502,19 @@ class Emitter {
     std::vector<Prop> props;
     for (const auto& name : names) {
       Prop p{name, std::find(s.required.begin(), s.required.end(), name) != s.required.end(), true, {}};
-      for (const auto& part : s.objects) {
+      const std::u32string u = utf8_to_u32(name);
+      std::vector<bool> matched(patterns.size());
+      for (size_t k = 0; k < patterns.size(); ++k) matched[k] = patterns[k].lang->accepts(u);
+      if (names_lang && !names_lang->accepts(u)) p.possible = false;
+      for (size_t pi = 0; pi < s.objects.size() && p.possible; ++pi) {
+        const auto& part = s.objects[pi];
         bool found = false;
         for (const auto& [pname, node] : part.properties)
           if (pname == name) p.parts.push_back(node), found = true;
-        if (!found) {
-          if (part.additional_false) p.possible = false;
-          else if (part.additional) p.parts.push_back(*part.additional);
-        }
+        // Pattern properties apply to declared names too.
+        for (size_t k = 0; k < patterns.size(); ++k)
+          if (patterns[k].part == pi && matched[k] && found) p.parts.push_back(patterns[k].node);
+        if (!found && !undeclared_parts(part, pi, matched, p.parts)) p.possible = false;
       }
       if (!p.possible && p.required) {
         if (first_unsat_.empty()) first_unsat_ = s.object_pointer;
@@ -430,16 +522,51 @@ class Emitter {
       }
       if (p.possible) props.push_back(std::move(p));
     }
+    // One additional member (key ":" value) as a rule, or -1 when no undeclared name is allowed.
+    int32_t additional_rule = -1;
+    std::vector<int32_t> members;
+    if (patterns.empty() && !names_lang) {
+      bool allowed = true;
+      PartList parts;
+      for (size_t pi = 0; pi < s.objects.size(); ++pi) allowed &= undeclared_parts(s.objects[pi], pi, {}, parts);
+      if (allowed) members.push_back(seq({automaton_key(names), punct(":"), value_ref(parts)}));
+    } else {
+      if (patterns.size() > 6) unsupported("patternProperties", s.object_pointer, "more than 6 patterns on one object");
+      CharAutomaton undeclared = CharAutomaton::any_string();
+      if (!names.empty()) {
+        CharAutomaton literals;
+        for (const auto& n : names) literals = literals.unite(CharAutomaton::literal(utf8_to_u32(n)), budget());
+        undeclared = literals.complement();
+      }
+      if (names_lang) undeclared = intersect(undeclared, *names_lang, "propertyNames", s.property_names[0].pointer);
+      // One region per subset of matched patterns.
+      for (uint32_t region = 0; region < (1u << patterns.size()); ++region) {
+        std::vector<bool> matched(patterns.size());
+        CharAutomaton keys = undeclared;
+        for (size_t k = 0; k < patterns.size() && !keys.is_empty(); ++k) {
+          matched[k] = region >> k & 1u;
+          keys = intersect(keys, matched[k] ? *patterns[k].lang : patterns[k].lang->complement(), "patternProperties",
+                           patterns[k].node.pointer);
+        }
+        if (keys.is_empty()) continue;
+        PartList parts;
+        bool allowed = true;
+        for (size_t pi = 0; pi < s.objects.size() && allowed; ++pi) allowed = undeclared_parts(s.objects[pi], pi, matched, parts);
+        if (!allowed) continue;
+        members.push_back(seq({lit("\""), keys.to_ir(g_, Encoding::JsonString), lit("\""), punct(":"), value_ref(parts)}));
+      }
+    }
+    if (!members.empty()) {
+      additional_rule = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"m" + std::to_string(additional_rule), choice(members), -1, {}});
+    }
+    const bool additional_allowed = additional_rule >= 0;
     const size_t n = props.size();
     const uint64_t min_p = s.min_properties, max_p = s.max_properties;
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
     // Rules chain(i, c): properties i.. given c emitted so far (c capped at 1 when not counting).
     std::map<std::pair<size_t, uint64_t>, int32_t> chain_rules;
-    int32_t additional_value = additional_allowed ? value_ref(additional_parts) : -1;
-    std::vector<std::string> excluded(names.begin(), names.end());
-    auto additional_member = [&]() {
-      return seq({automaton_key(excluded), punct(":"), additional_value});
-    };
+    auto additional_member = [&]() { return rule_ref(additional_rule); };
     std::function<int32_t(size_t, uint64_t)> chain = [&](size_t i, uint64_t c) -> int32_t {
       auto key = std::make_pair(i, c);
       auto it = chain_rules.find(key);

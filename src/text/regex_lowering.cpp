@@ -8,13 +8,12 @@
 #include <unordered_map>
 #include <utility>
 
-#include "text/char_nfa.h"
-
 namespace ninfer::text {
 namespace {
 
 using grammar::ByteRange;
 using Sequence = std::vector<ByteRange>;
+constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
 
 void push_merged(std::vector<Sequence>& out, Sequence seq) {
   if (!out.empty()) {
@@ -194,7 +193,7 @@ class ByteDfaBuilder {
       while (hi + 1 < 256 && !boundary[hi + 1]) ++hi;
       // Items whose current range covers [lo, hi] (boundaries make it all or nothing).
       next.clear();
-      uint32_t done_target = CharNfa::kNone;
+      uint32_t done_target = kNoTarget;
       bool done = false;
       for (const Item& it : items) {
         if (range(it).lo > lo || range(it).hi < lo) continue;

@@ -102,13 +102,10 @@ class Builder {
         return {s, t, s};
       }
       case RegexNodeKind::Concat: {
+        // Children were built one after another, so the last child's end is the block's last state.
         for (size_t i = 0; i + 1 < n.children.size(); ++i)
           nfa_.add_eps(frag_[n.children[i]].end, frag_[n.children[i + 1]].start);
-        // The last child's end was created last only if no state follows it; add a fresh end so
-        // the "end state is the last of the block" invariant holds.
-        const uint32_t t = nfa_.add_state();
-        nfa_.add_eps(frag_[n.children.back()].end, t);
-        return {frag_[n.children[0]].start, t, first};
+        return {frag_[n.children[0]].start, frag_[n.children.back()].end, first};
       }
       case RegexNodeKind::Alt: {
         std::vector<uint32_t> starts;

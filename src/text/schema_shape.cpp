@@ -5,6 +5,8 @@
 #include <unordered_set>
 
 #include "ninfer/constraint_error.h"
+#include "text/char_automaton.h"
+#include "text/json_formats.h"
 
 namespace ninfer::text {
 namespace {
@@ -93,6 +95,15 @@ bool json_equal(const Json& a, const Json& b) {
   return a == b;
 }
 
+CharAutomaton regex_or_unsupported(const std::string& pattern, RegexMode mode, const std::string& keyword,
+                                   const std::string& pointer) {
+  try {
+    return CharAutomaton::from_regex(pattern, mode);
+  } catch (const ConstraintError& e) {
+    unsupported(keyword, pointer, e.what());
+  }
+}
+
 }  // namespace
 
 uint32_t json_type_bit(const Json& v) {
@@ -139,7 +150,10 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       if (!v.is_string()) invalid(ptr, "$ref must be a string");
       queue.push_back(doc_.resolve_ref(v.get<std::string>(), n.pointer));
     } else if (key == "$id" || key == "id") {
-      if (key == "id" && !v.is_string()) unsupported(key, ptr);  // not an identifier: an unknown keyword
+      if (key == "id" && !v.is_string()) {  // not an identifier: a vendor annotation
+        s.ignored_keywords.push_back(ptr);
+        continue;
+      }
       if (!n.pointer.empty() && contains_ref(j)) unsupported(key, ptr, "nested base URI changes with $ref inside");
     } else if (is_annotation(key)) {
       continue;
@@ -279,7 +293,10 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
     } else if (is_unsupported_keyword(key)) {
       unsupported(key, ptr);
     } else {
-      unsupported(key, ptr, "unknown keyword");
+      // Not a keyword of any JSON Schema draft: an annotation by the specification (vendor
+      // extensions such as "javaType", "_format", "markdownDescription"). It asserts nothing, so
+      // ignoring it relaxes nothing; it is reported so callers can see what was not interpreted.
+      s.ignored_keywords.push_back(ptr);
     }
   }
   if (has_obj) {
@@ -378,6 +395,23 @@ bool disjoint_by_discriminator(const Shape& a, const Shape& b, ShapeReducer& red
   return false;
 }
 
+// `a` requires a property that `b` can never hold (a part of `b` forbids undeclared names and
+// does not declare it, or declares it with the `false` schema).
+bool required_forbidden(const Shape& a, const Shape& b) {
+  for (const auto& name : a.required) {
+    for (const auto& part : b.objects) {
+      bool declared = false, declared_false = false;
+      for (const auto& [pname, node] : part.properties)
+        if (pname == name) {
+          declared = true;
+          declared_false |= node.node->is_boolean() && !node.node->get<bool>();
+        }
+      if (declared_false || (!declared && part.additional_false && part.pattern_properties.empty())) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void ShapeReducer::check_exclusive(const Group& g, const std::vector<std::vector<Shape>>& alternatives) {
@@ -395,7 +429,9 @@ void ShapeReducer::check_exclusive(const Group& g, const std::vector<std::vector
               for (const auto& y : vb) overlap |= json_equal(x, y);
             if (!overlap) continue;
           }
-          if (common == kObject && disjoint_by_discriminator(a, b, *this)) continue;
+          if (common == kObject &&
+              (disjoint_by_discriminator(a, b, *this) || required_forbidden(a, b) || required_forbidden(b, a)))
+            continue;
           // Integers vs non-integral numbers are disjoint.
           unsupported("oneOf", g.pointer,
                       "alternatives " + std::to_string(i) + " and " + std::to_string(j) + " are not provably exclusive");
@@ -414,12 +450,23 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
     uint64_t len = 0;
     for (unsigned char c : str) len += (c & 0xC0) != 0x80;
     if (len < s.min_length || len > s.max_length) return false;
-    if (!s.patterns.empty()) unsupported("pattern", s.patterns[0].pointer, "pattern on an enum value cannot be checked yet");
-    if (!s.formats.empty()) unsupported("format", s.formats[0].pointer, "format on an enum value cannot be checked yet");
+    const std::u32string u = utf8_to_u32(str);
+    for (const auto& p : s.patterns)
+      if (!regex_or_unsupported(p.pattern, RegexMode::Search, "pattern", p.pointer).accepts(u)) return false;
+    for (const auto& f : s.formats) {
+      if (integer_format_range(f.pattern)) continue;
+      auto re = string_format_regex(f.pattern);
+      if (!re) unsupported("format", f.pointer, "format '" + f.pattern + "'");
+      if (!regex_or_unsupported(*re, RegexMode::FullMatch, "format", f.pointer).accepts(u)) return false;
+      if (f.pattern == "hostname" && u.size() > 253) return false;
+    }
   } else if (t == kInt || t == kFrac) {
     const double d = value.get<double>();
     if (d < s.lower || (d == s.lower && s.lower_exclusive)) return false;
     if (d > s.upper || (d == s.upper && s.upper_exclusive)) return false;
+    for (const auto& f : s.formats)
+      if (auto r = integer_format_range(f.pattern); r && (t != kInt || d < double(r->first) || d > double(r->second)))
+        return false;
     for (double m : s.multiple_of) {
       double q = d / m;
       if (std::fabs(q - std::round(q)) > 1e-9) return false;
@@ -443,23 +490,30 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
     if (value.size() < s.min_properties || value.size() > s.max_properties) return false;
     for (const auto& r : s.required)
       if (!value.contains(r)) return false;
+    for (const auto& pn : s.property_names)
+      for (const auto& [k, v] : value.items())
+        if (!regex_or_unsupported(pn.pattern, RegexMode::Search, "propertyNames", pn.pointer).accepts(utf8_to_u32(k)))
+          return false;
     for (const auto& part : s.objects) {
-      if (!part.pattern_properties.empty())
-        unsupported("patternProperties", part.pointer, "cannot check an enum value against it yet");
       for (const auto& [k, v] : value.items()) {
-        std::optional<SchemaNode> sub;
+        std::vector<SchemaNode> subs;
         bool declared = false;
         for (const auto& [name, node] : part.properties)
-          if (name == k) sub = node, declared = true;
-        if (!declared) {
+          if (name == k) subs.push_back(node), declared = true;
+        bool matched = false;
+        for (const auto& [pat, node] : part.pattern_properties)
+          if (regex_or_unsupported(pat, RegexMode::Search, "patternProperties", node.pointer).accepts(utf8_to_u32(k)))
+            subs.push_back(node), matched = true;
+        if (!declared && !matched) {
           if (part.additional_false) return false;
-          sub = part.additional;
+          if (part.additional) subs.push_back(*part.additional);
         }
-        if (!sub) continue;
-        auto shapes = reducer.reduce({*sub});
-        if (std::none_of(shapes.begin(), shapes.end(),
-                         [&](const Shape& sh) { return value_matches_shape(v, sh, reducer, depth + 1); }))
-          return false;
+        for (const auto& sub : subs) {
+          auto shapes = reducer.reduce({sub});
+          if (std::none_of(shapes.begin(), shapes.end(),
+                           [&](const Shape& sh) { return value_matches_shape(v, sh, reducer, depth + 1); }))
+            return false;
+        }
       }
     }
   }

@@ -68,6 +68,8 @@ struct Shape {
   uint64_t min_properties = 0, max_properties = std::numeric_limits<uint64_t>::max();
   std::vector<PatternRef> property_names;
   std::string object_pointer;
+  // Pointers of keywords that no JSON Schema draft defines (annotations by the specification).
+  std::vector<std::string> ignored_keywords;
 };
 
 class ShapeReducer {

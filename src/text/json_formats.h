@@ -1,0 +1,16 @@
+// JSON Schema "format" values enforced as exact regular languages (string formats), or as
+// integer ranges (OpenAPI's int32/int64). Anything else is an unsupported format.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace ninfer::text {
+
+// ECMAScript regex (full match) for a supported string format, or nullopt.
+std::optional<std::string> string_format_regex(const std::string& format);
+// Inclusive integer range for int32 / int64, or nullopt.
+std::optional<std::pair<int64_t, int64_t>> integer_format_range(const std::string& format);
+
+}  // namespace ninfer::text
