@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "ninfer/constraint_error.h"
 #include "text/char_automaton.h"
@@ -39,9 +40,16 @@ class Emitter {
       : g_(g), doc_(doc), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
 
   // Rule for the value of a conjunction of schema nodes (memoised: recursion closes through it).
+  // Rules are keyed by the schema text of their parts, so identical sub-schemas at different
+  // places share one rule (and one automaton) instead of being compiled once per place.
+  const std::string& content_of(const SchemaNode& n) {
+    auto it = content_.find(n.node);
+    if (it == content_.end()) it = content_.emplace(n.node, n.node->dump()).first;
+    return it->second;
+  }
   int32_t value_ref(const PartList& parts) {
     std::string key;
-    for (const auto& p : parts) key += p.pointer + "\x1f";
+    for (const auto& p : parts) key += content_of(p) + "\x1f";
     auto it = rule_of_.find(key);
     int32_t rule;
     if (it != rule_of_.end()) {
@@ -74,6 +82,7 @@ class Emitter {
   std::string first_unsat_;
   int32_t ws_rule_ = -1;
   std::map<std::string, CharAutomaton> regex_cache_;
+  std::unordered_map<const Json*, std::string> content_;
 
   // ---- IR helpers
   int32_t lit(const std::string& s) {
@@ -175,9 +184,20 @@ class Emitter {
       if (alts.empty() && first_unsat_.empty()) first_unsat_ = s.enum_pointer;
       return choice(alts);
     }
+    auto excluded = [&](const Json& v) {
+      return std::any_of(s.excluded_values.begin(), s.excluded_values.end(), [&](const Json& e) { return e == v; });
+    };
+    for (const auto& e : s.excluded_values)
+      if ((e.is_array() && (s.types & kArray)) || (e.is_object() && (s.types & kObject)))
+        unsupported("not", s.excluded_pointer, "excluding array or object values");
     std::vector<int32_t> alts;
-    if (s.types & kNull) alts.push_back(lit("null"));
-    if (s.types & kBool) alts.push_back(choice({lit("true"), lit("false")}));
+    if ((s.types & kNull) && !excluded(Json(nullptr))) alts.push_back(lit("null"));
+    if (s.types & kBool) {
+      std::vector<int32_t> b;
+      if (!excluded(Json(true))) b.push_back(lit("true"));
+      if (!excluded(Json(false))) b.push_back(lit("false"));
+      if (!b.empty()) alts.push_back(choice(b));
+    }
     if (s.types & (kInt | kFrac)) alts.push_back(number_expr(s));
     if (s.types & kString) alts.push_back(string_expr(s));
     if (s.types & kArray) alts.push_back(array_expr(s));
@@ -223,8 +243,30 @@ class Emitter {
         if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
         return choice({});
       }
-      return integer_range_expr(g_, lo, hi);
+      // `not` enum/const values punch holes into the range.
+      std::vector<int64_t> holes;
+      for (const auto& e : s.excluded_values)
+        if (e.is_number() && json_type_bit(e) == kInt && std::fabs(e.get<double>()) < 9.2e18) holes.push_back(e.get<int64_t>());
+      std::sort(holes.begin(), holes.end());
+      holes.erase(std::unique(holes.begin(), holes.end()), holes.end());
+      std::vector<int32_t> pieces;
+      std::optional<int64_t> from = lo;
+      for (int64_t h : holes) {
+        if ((lo && h < *lo) || (hi && h > *hi)) continue;
+        if (!from || *from <= h - 1) pieces.push_back(integer_range_expr(g_, from, h - 1));
+        if (h == INT64_MAX) {
+          from.reset();
+          hi = INT64_MIN;  // nothing left above
+          break;
+        }
+        from = h + 1;
+      }
+      if (!(hi && from && *from > *hi) && !(hi && *hi == INT64_MIN && holes.size() && holes.back() == INT64_MAX))
+        pieces.push_back(integer_range_expr(g_, from, hi));
+      return choice(pieces);
     }
+    for (const auto& e : s.excluded_values)
+      if (e.is_number()) unsupported("not", s.excluded_pointer, "excluding values of non-integer numbers");
     if (bounded || modulus > 1) {
       NumberSpec spec;
       spec.integer = integral;
@@ -309,7 +351,9 @@ class Emitter {
 
   // The decoded string values a shape allows, or nullopt when only lengths (or nothing) constrain it.
   std::optional<CharAutomaton> string_language(const Shape& s) {
-    if (s.patterns.empty() && std::none_of(s.formats.begin(), s.formats.end(), [](const PatternRef& f) {
+    const bool excludes = std::any_of(s.excluded_values.begin(), s.excluded_values.end(),
+                                      [](const Json& e) { return e.is_string(); });
+    if (s.patterns.empty() && !excludes && std::none_of(s.formats.begin(), s.formats.end(), [](const PatternRef& f) {
           return !integer_format_range(f.pattern);
         }))
       return std::nullopt;
@@ -335,6 +379,12 @@ class Emitter {
     }
     for (const auto& p : s.patterns)
       lang = intersect(lang, regex(p.pattern, RegexMode::Search, "pattern", p.pointer), "pattern", p.pointer);
+    if (excludes) {
+      CharAutomaton literals;
+      for (const auto& e : s.excluded_values)
+        if (e.is_string()) literals = literals.unite(CharAutomaton::literal(utf8_to_u32(e.get<std::string>())), budget());
+      lang = intersect(lang, literals.complement(), "not", s.excluded_pointer);
+    }
     return lang;
   }
 
@@ -346,7 +396,7 @@ class Emitter {
     int32_t content;
     if (auto lang = string_language(s)) {
       if (lang->is_empty()) {
-        if (first_unsat_.empty()) first_unsat_ = s.patterns.empty() ? s.formats[0].pointer : s.patterns[0].pointer;
+        if (first_unsat_.empty()) first_unsat_ = s.pointer;
         return choice({});
       }
       content = lang->to_ir(g_, Encoding::JsonString);

@@ -38,7 +38,7 @@ bool is_annotation(const std::string& k) {
 // JSON Schema assertions we recognise but do not enforce: always an error.
 bool is_unsupported_keyword(const std::string& k) {
   static const std::unordered_set<std::string> kUnsupported = {
-      "not", "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas", "contains",
+      "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas", "contains",
       "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
       "$recursiveAnchor"};
   return kUnsupported.count(k) > 0;
@@ -101,6 +101,43 @@ CharAutomaton regex_or_unsupported(const std::string& pattern, RegexMode mode, c
     return CharAutomaton::from_regex(pattern, mode);
   } catch (const ConstraintError& e) {
     unsupported(keyword, pointer, e.what());
+  }
+}
+
+// `not` with a single assertion whose negation stays in the shape vocabulary: true/{} (nothing
+// passes), false (no effect), type (types removed), enum/const (values excluded).
+void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
+  if (v.is_boolean()) {
+    if (v.get<bool>()) unsat = true;
+    return;
+  }
+  if (!v.is_object()) invalid(ptr, "not must be a schema");
+  std::vector<std::string> assertions;
+  for (const auto& [k, x] : v.items())
+    if (!is_annotation(k)) assertions.push_back(k);
+  if (assertions.empty()) {
+    unsat = true;
+    return;
+  }
+  if (assertions.size() != 1) unsupported("not", ptr, "only the negation of one type, enum or const keyword");
+  const std::string& k = assertions[0];
+  const Json& x = v[k];
+  if (k == "type") {
+    uint32_t m = 0;
+    if (x.is_string()) m = type_mask(x.get<std::string>(), ptr + "/type");
+    else if (x.is_array())
+      for (const auto& t : x) m |= t.is_string() ? type_mask(t.get<std::string>(), ptr + "/type") : 0;
+    else invalid(ptr + "/type", "type must be a string or an array");
+    // "not integer" keeps non-integral numbers only.
+    s.types &= ~m;
+  } else if (k == "enum" || k == "const") {
+    if (k == "enum" && !x.is_array()) invalid(ptr + "/enum", "enum must be an array");
+    if (k == "const") s.excluded_values.push_back(x);
+    else
+      for (const auto& e : x) s.excluded_values.push_back(e);
+    if (s.excluded_pointer.empty()) s.excluded_pointer = ptr;
+  } else {
+    unsupported("not", ptr, "only the negation of one type, enum or const keyword");
   }
 }
 
@@ -290,6 +327,8 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       } else {
         invalid(ptr, "propertyNames must be a schema");
       }
+    } else if (key == "not") {
+      apply_not(v, ptr, s, unsat);
     } else if (is_unsupported_keyword(key)) {
       unsupported(key, ptr);
     } else {
@@ -374,23 +413,28 @@ bool finite_values(const Shape& s, std::vector<Json>& values) {
 bool disjoint_by_discriminator(const Shape& a, const Shape& b, ShapeReducer& reducer) {
   for (const auto& name : a.required) {
     if (std::find(b.required.begin(), b.required.end(), name) == b.required.end()) continue;
-    auto values_of = [&](const Shape& s, std::vector<Json>& vals) {
+    // Every part declaring the name bounds its values; finite bounds of a and b that share no
+    // value prove the shapes disjoint.
+    auto value_sets = [&](const Shape& s) {
+      std::vector<std::vector<Json>> sets;
       for (const auto& part : s.objects)
         for (const auto& [pname, node] : part.properties)
           if (pname == name) {
             auto shapes = reducer.reduce({node});
-            if (shapes.size() != 1) return false;
-            if (!finite_values(shapes[0], vals)) return false;
-            return true;
+            std::vector<Json> vals;
+            bool finite = !shapes.empty();
+            for (const auto& sh : shapes) finite = finite && finite_values(sh, vals);
+            if (finite) sets.push_back(std::move(vals));
           }
-      return false;
+      return sets;
     };
-    std::vector<Json> va, vb;
-    if (!values_of(a, va) || !values_of(b, vb)) continue;
-    bool overlap = false;
-    for (const auto& x : va)
-      for (const auto& y : vb) overlap |= json_equal(x, y);
-    if (!overlap) return true;
+    for (const auto& va : value_sets(a))
+      for (const auto& vb : value_sets(b)) {
+        bool overlap = false;
+        for (const auto& x : va)
+          for (const auto& y : vb) overlap |= json_equal(x, y);
+        if (!overlap) return true;
+      }
   }
   return false;
 }
@@ -444,6 +488,8 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
   if (!(t & s.types)) return false;
   if (s.has_enum &&
       !std::any_of(s.enum_values.begin(), s.enum_values.end(), [&](const Json& e) { return json_equal(e, value); }))
+    return false;
+  if (std::any_of(s.excluded_values.begin(), s.excluded_values.end(), [&](const Json& e) { return json_equal(e, value); }))
     return false;
   if (t == kString) {
     const std::string& str = value.get_ref<const std::string&>();

@@ -50,6 +50,9 @@ struct Shape {
   bool has_enum = false;
   std::vector<Json> enum_values;
   std::string enum_pointer;
+  // `not` with enum/const: values the instance must differ from.
+  std::vector<Json> excluded_values;
+  std::string excluded_pointer;
   // strings
   uint64_t min_length = 0, max_length = std::numeric_limits<uint64_t>::max();
   std::vector<PatternRef> patterns;
