@@ -66,6 +66,7 @@ uint64_t sat_add(uint64_t a, uint64_t b) { return std::min<uint64_t>(a + b, 1ull
 uint64_t sat_mul(uint64_t a, uint64_t b) { return (a && b > (1ull << 40) / a) ? (1ull << 40) : std::min<uint64_t>(a * b, 1ull << 40); }
 
 constexpr int kMaxFragmentDepth = 3000;
+constexpr uint64_t kSharedInlineBudget = 200;  // extra NFA states allowed for copies of a shared rule
 constexpr int kMaxInlineDepth = 500;
 
 class NfaBuilder {
@@ -229,6 +230,10 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
     callees[r].erase(std::unique(callees[r].begin(), callees[r].end()), callees[r].end());
   }
   std::vector<uint8_t> recursive = recursive_rules(g, callees);
+  // Static reference counts (RuleRef expressions per rule).
+  std::vector<uint32_t> refs(n, 0);
+  for (const auto& e : g.exprs)
+    if (e.kind == ExprKind::RuleRef && e.rule >= 0) ++refs[e.rule];
 
   // Estimated NFA size of each rule with its inlinable callees expanded; computed in an order
   // where callees come first (non-recursive rules form a DAG).
@@ -288,7 +293,12 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
       if (done[rr]) continue;
       done[rr] = 1;
       rule_size[rr] = size_of_body(rr);
-      inlined[rr] = !recursive[rr] && rule_size[rr] <= inline_max_states;
+      // Inlining copies the rule into every reference: a rule referenced many times is inlined
+      // only while the copies stay small (chains of optional members would otherwise double
+      // at every level until the size limit).
+      const uint64_t copies = std::max<uint64_t>(refs[rr], 1);
+      inlined[rr] = !recursive[rr] && rule_size[rr] <= inline_max_states &&
+                    (copies == 1 || rule_size[rr] * (copies - 1) <= kSharedInlineBudget);
     }
   }
   return inlined;

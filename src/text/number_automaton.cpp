@@ -68,7 +68,12 @@ class Builder {
     bounds_[1] = to_decimal(s.upper->value);
     exclusive_[0] = s.lower->exclusive;
     exclusive_[1] = s.upper->exclusive;
-    max_sig_ = (exclusive_[0] || exclusive_[1]) ? 15 : 17;
+    // Inclusive bounds need no digit cap (rounding to binary64 is monotonic); an exclusive bound
+    // given by the schema does (15 digits: distinct decimals stay distinct doubles). The ±1e15
+    // clamp is our own restriction: landing on it after rounding is still inside the schema's bound.
+    const bool user_exclusive = (spec.lower && spec.lower->exclusive && spec.lower->value >= -kCap) ||
+                                (spec.upper && spec.upper->exclusive && spec.upper->value <= kCap);
+    max_sig_ = user_exclusive ? 15 : 255;
     mod_ = spec.integer ? spec.multiple_of : 0;
     if (mod_ > 100000) throw std::invalid_argument("multipleOf too large");
   }
@@ -106,7 +111,7 @@ class Builder {
   const NumberSpec& spec_;
   Decimal bounds_[2];
   bool exclusive_[2];
-  uint8_t max_sig_;
+  uint8_t max_sig_;  // 255 = no cap
   uint64_t mod_;
 
   bool step(const State& s, char c, State& n) const {
@@ -139,6 +144,7 @@ class Builder {
   bool count_sig(State& n, char c) const {
     if (c != '0' || n.seen_nonzero) {
       n.seen_nonzero = true;
+      if (max_sig_ == 255) return true;  // uncapped: no need to count (keeps the automaton small)
       if (++n.sig > max_sig_) return false;
     }
     return true;
@@ -173,7 +179,9 @@ class Builder {
       const char bd = n.frac_pos < f.size() ? f[n.frac_pos] : '0';
       n.resolved[b] = c < bd ? kLess : c > bd ? kGreater : kEqual;
     }
-    n.frac_pos = static_cast<uint16_t>(std::min<size_t>(n.frac_pos + 1, 40));
+    // Past every bound's last fraction digit the position no longer matters.
+    n.frac_pos = static_cast<uint16_t>(
+        std::min<size_t>(n.frac_pos + 1, std::max(bounds_[0].frac_digits.size(), bounds_[1].frac_digits.size()) + 1));
     return true;
   }
 
