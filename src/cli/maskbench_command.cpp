@@ -218,9 +218,11 @@ int run_maskbench(const MaskbenchArgs& args) {
         nlohmann::json res = nlohmann::json::parse(w.buf.substr(0, nl), nullptr, false);
         if (res.is_discarded()) res = {{"file", filename(w.job)}, {"status", "crash"}};
         w.buf.erase(0, nl + 1);
+        const double took = std::chrono::duration<double>(Clock::now() - w.start).count();
+        if (took > 5) std::cerr << "maskbench: slow schema " << filename(w.job) << " took " << took << " s\n";
         results.push_back(std::move(res));
         w.job = -1;
-        ++done;
+        if (++done % 500 == 0) std::cerr << "maskbench: " << done << "/" << files.size() << " schemas\n";
         continue;
       }
       const bool late = std::chrono::duration<double>(Clock::now() - w.start).count() > args.timeout_s;

@@ -83,6 +83,7 @@ class Emitter {
   int32_t ws_rule_ = -1;
   std::map<std::string, CharAutomaton> regex_cache_;
   std::unordered_map<const Json*, std::string> content_;
+  std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
 
   // ---- IR helpers
   int32_t lit(const std::string& s) {
@@ -403,13 +404,27 @@ class Emitter {
     } else if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
       content = automaton(json_string_content());
     } else {
+      // Lengths only: the minimal deterministic automaton of length_between, lowered once per
+      // distinct bound pair (a determinised copy, not an unrolled choice per character).
       const uint64_t cap = limits_.max_string_length;
       if (s.min_length > cap || (s.max_length != std::numeric_limits<uint64_t>::max() && s.max_length > cap))
         unsupported(s.max_length > cap ? "maxLength" : "minLength", s.pointer,
                     "string length bounds above " + std::to_string(cap));
-      const uint32_t max = s.max_length == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded
-                                                                                   : static_cast<uint32_t>(s.max_length);
-      content = repeat(string_char(), static_cast<uint32_t>(s.min_length), max);
+      const uint32_t max = s.max_length == std::numeric_limits<uint64_t>::max() ? UINT32_MAX : static_cast<uint32_t>(s.max_length);
+      const auto key = std::make_pair(static_cast<uint32_t>(s.min_length), max);
+      auto it = length_automata_.find(key);
+      if (it == length_automata_.end()) {
+        CharAutomaton a;
+        try {
+          a = CharAutomaton::length_between(key.first, key.second, budget());
+        } catch (const ConstraintError& e) {
+          unsupported("maxLength", s.pointer, e.what());
+        }
+        grammar::Grammar scratch;
+        const int32_t x = a.to_ir(scratch, Encoding::JsonString);
+        it = length_automata_.emplace(key, scratch.exprs[x].automaton).first;
+      }
+      content = automaton(it->second);
     }
     return seq({lit("\""), content, lit("\"")});
   }
