@@ -251,7 +251,7 @@ TEST(BadGrammarHuge, OneMegabyteFlatSequenceAndChoiceCompile) {
 // refuses it.
 TEST(BadGrammarNesting, PostfixChainsCountAsNesting) {
   const auto e = parse_error("root ::= \"a\"" + std::string(2000, '*'));
-  ASSERT_TRUE(e.has_value()) << "2000 nested repetitions parsed although max_nesting is 1000";
+  ASSERT_TRUE(e.has_value()) << "2000 nested repetitions parsed although max_nesting is 256";
   EXPECT_EQ(e->kind(), K::TooDeep);
   GbnfOptions opt;
   opt.max_nesting = 10;
@@ -271,9 +271,9 @@ TEST(BadGrammarNesting, MaxNestingCountsGroupsOnce) {
   const auto e = parse_error("root ::= " + std::string(12, '(') + "\"a\"" + std::string(12, ')'), opt);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->kind(), K::TooDeep);
-  // Default limit (1000): 900 nested groups are within it.
-  EXPECT_FALSE(parse_error("root ::= " + std::string(900, '(') + "\"a\"" + std::string(900, ')')).has_value())
-      << "900 nested groups refused with the default max_nesting of 1000";
+  // Default limit (256): 250 nested groups are within it.
+  EXPECT_FALSE(parse_error("root ::= " + std::string(250, '(') + "\"a\"" + std::string(250, ')')).has_value())
+      << "250 nested groups refused with the default max_nesting of 256";
 }
 
 // Grammar compilation must not need a deep native stack: the IR is flat so that "10 MB of
