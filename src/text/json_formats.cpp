@@ -12,7 +12,11 @@ const char* kDate =
     "|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)";
 // RFC 3339 full-time: hours 00-23, seconds 00-59 (no leap seconds), a time zone is required.
 const char* kTime = "(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)";
-const char* kLabel = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+// A DNS label of 1-63 characters, letters/digits/hyphens, no hyphen at either end, and never
+// "--" at positions 3-4 (reserved for A-labels, which would need Punycode validation).
+const char* kLabel =
+    "[A-Za-z0-9](?:[A-Za-z0-9]|[A-Za-z0-9-][A-Za-z0-9]|[A-Za-z0-9-]{2}[A-Za-z0-9]"
+    "|[A-Za-z0-9-](?:[A-Za-z0-9][A-Za-z0-9-]|-[A-Za-z0-9])[A-Za-z0-9-]{0,58}[A-Za-z0-9])?";
 const char* kH16 = "[0-9A-Fa-f]{1,4}";
 const char* kOctet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 
@@ -51,8 +55,11 @@ std::optional<std::string> string_format_regex(const std::string& f) {
   if (f == "time") return std::string(kTime);
   if (f == "date-time") return std::string(kDate) + "[Tt]" + kTime;
   if (f == "duration") {
-    const std::string t = "T(?:\\d+H(?:\\d+M)?(?:\\d+S)?|\\d+M(?:\\d+S)?|\\d+S)";
-    return "P(?:\\d+Y(?:\\d+M)?(?:\\d+D)?(?:" + t + ")?|\\d+M(?:\\d+D)?(?:" + t + ")?|\\d+D(?:" + t + ")?|" + t + "|\\d+W)";
+    // RFC 3339 Appendix A: a year may only be followed by months, months by days, hours by
+    // minutes, minutes by seconds.
+    const std::string t = "T(?:\\d+H(?:\\d+M(?:\\d+S)?)?|\\d+M(?:\\d+S)?|\\d+S)";
+    const std::string date = "(?:\\d+Y(?:\\d+M(?:\\d+D)?)?|\\d+M(?:\\d+D)?|\\d+D)";
+    return "P(?:" + date + "(?:" + t + ")?|" + t + "|\\d+W)";
   }
   if (f == "email") {
     const std::string atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+";

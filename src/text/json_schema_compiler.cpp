@@ -144,6 +144,9 @@ class Emitter {
 
   // ---- literal JSON values (enum/const)
   int32_t literal_value(const Json& v) {
+    // Empty containers have one whitespace run inside, not two.
+    if (v.is_object() && v.empty()) return seq({lit("{"), ws(), lit("}")});
+    if (v.is_array() && v.empty()) return seq({lit("["), ws(), lit("]")});
     if (v.is_object()) {
       std::vector<int32_t> items{lit("{"), ws()};
       bool first = true;
@@ -216,6 +219,8 @@ class Emitter {
           s.lower = double(r->first), s.lower_exclusive = false;
         if (double(r->second) < s.upper || (double(r->second) == s.upper && s.upper_exclusive))
           s.upper = double(r->second), s.upper_exclusive = false;
+        if (!s.int_lower || *s.int_lower < r->first) s.int_lower = r->first;
+        if (!s.int_upper || *s.int_upper > r->second) s.int_upper = r->second;
         if (s.number_pointer.empty()) s.number_pointer = f.pointer;
       }
     const bool bounded = std::isfinite(s.lower) || std::isfinite(s.upper);
@@ -230,16 +235,12 @@ class Emitter {
     }
     if (modulus > 100000) unsupported("multipleOf", s.number_pointer, "combined divisor above 100000");
     if (integral && modulus <= 1) {
-      std::optional<int64_t> lo, hi;
-      constexpr double kMin = -9223372036854775808.0, kMax = 9223372036854775807.0;
-      if (std::isfinite(s.lower)) {
-        double l = s.lower_exclusive ? std::floor(s.lower) + 1 : std::ceil(s.lower);
-        lo = l <= kMin ? INT64_MIN : l >= kMax ? INT64_MAX : static_cast<int64_t>(l);
+      // Exact integer bounds (from the schema's own integers, not through double).
+      if (s.int_out_of_range) {
+        if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
+        return choice({});
       }
-      if (std::isfinite(s.upper)) {
-        double u = s.upper_exclusive ? std::ceil(s.upper) - 1 : std::floor(s.upper);
-        hi = u <= kMin ? INT64_MIN : u >= kMax ? INT64_MAX : static_cast<int64_t>(u);
-      }
+      std::optional<int64_t> lo = s.int_lower, hi = s.int_upper;
       if (lo && hi && *lo > *hi) {
         if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
         return choice({});
@@ -268,6 +269,22 @@ class Emitter {
     }
     for (const auto& e : s.excluded_values)
       if (e.is_number()) unsupported("not", s.excluded_pointer, "excluding values of non-integer numbers");
+    if (!(s.types & kInt)) {
+      // Numbers that are not integers ("not": {"type": "integer"}): a fraction with a non-zero digit.
+      if (bounded) unsupported("not", s.excluded_pointer.empty() ? s.number_pointer : s.excluded_pointer,
+                               "bounds on non-integer-only numbers");
+      Expr d;
+      d.kind = ExprKind::CharClass;
+      d.ranges = {{'0', '9'}};
+      const int32_t digit = g_.add(std::move(d));
+      Expr nz;
+      nz.kind = ExprKind::CharClass;
+      nz.ranges = {{'1', '9'}};
+      const int32_t nonzero = g_.add(std::move(nz));
+      int32_t int_part = choice({lit("0"), seq({nonzero, repeat(digit, 0, grammar::kUnbounded)})});
+      return seq({optional(lit("-")), int_part, lit("."), repeat(digit, 0, grammar::kUnbounded), nonzero,
+                  repeat(digit, 0, grammar::kUnbounded)});
+    }
     if (bounded || modulus > 1) {
       NumberSpec spec;
       spec.integer = integral;
@@ -503,20 +520,22 @@ class Emitter {
       int32_t next = seq({punct(","), item_exprs[k], after});
       after = k < min_items ? next : optional(next);
     }
+    // The closing whitespace run belongs to a non-empty body: "[" ws "]" has a single run.
     int32_t body;
     if (limit > 0) {
-      int32_t first = seq({item_exprs[0], after});
+      int32_t first = seq({item_exprs[0], after, ws()});
       body = min_items > 0 ? first : optional(first);
     } else if (rest_allowed && rest_max > 0) {
       // No prefix: rest items only.
       int32_t some = seq({rest_value, repeat(seq({punct(","), rest_value}), rmin > 0 ? rmin - 1 : 0,
-                                                rest_max == grammar::kUnbounded ? grammar::kUnbounded : rest_max - 1)});
+                                                rest_max == grammar::kUnbounded ? grammar::kUnbounded : rest_max - 1),
+                          ws()});
       body = rmin > 0 ? some : optional(some);
     } else {
       body = lit("");
     }
     (void)tail;
-    return seq({lit("["), ws(), body, ws(), lit("]")});
+    return seq({lit("["), ws(), body, lit("]")});
   }
 
   int32_t object_expr(const Shape& s) {
@@ -626,6 +645,10 @@ class Emitter {
       g_.rules.push_back({"m" + std::to_string(additional_rule), choice(members), -1, {}});
     }
     const bool additional_allowed = additional_rule >= 0;
+    // Additional names are not kept distinct from each other, and a JSON parser merges repeated
+    // keys: a minimum that additional properties would have to reach cannot be guaranteed.
+    if (additional_allowed && s.min_properties > props.size())
+      unsupported("minProperties", s.object_pointer, "the minimum needs additional properties, whose names may repeat");
     const size_t n = props.size();
     const uint64_t min_p = s.min_properties, max_p = s.max_properties;
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
@@ -641,18 +664,18 @@ class Emitter {
         // Additional properties: count in [max(0, min - c), max - c].
         const uint64_t need = min_p > c ? min_p - c : 0;
         const uint64_t room = max_p == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded : max_p - std::min(max_p, c);
-        if (!additional_allowed) {
-          body = need == 0 ? lit("") : choice({});
-        } else if (room == 0) {
-          body = need == 0 ? lit("") : choice({});
+        // The closing whitespace run follows the last member only (an empty object has one run).
+        const int32_t end_ws = c > 0 ? ws() : lit("");
+        if (!additional_allowed || room == 0) {
+          body = need == 0 ? end_ws : choice({});
         } else {
           const uint32_t lo = static_cast<uint32_t>(std::min<uint64_t>(need, 100000));
           const uint32_t hi = room >= grammar::kUnbounded ? grammar::kUnbounded : static_cast<uint32_t>(std::min<uint64_t>(room, 100000));
           if (c > 0) {
-            body = repeat(seq({punct(","), additional_member()}), lo, hi);
+            body = seq({repeat(seq({punct(","), additional_member()}), lo, hi), ws()});
           } else {
             int32_t some = seq({additional_member(), repeat(seq({punct(","), additional_member()}), lo > 0 ? lo - 1 : 0,
-                                                              hi == grammar::kUnbounded ? hi : hi - 1)});
+                                                              hi == grammar::kUnbounded ? hi : hi - 1), ws()});
             body = lo > 0 ? some : optional(some);
           }
         }
@@ -672,7 +695,7 @@ class Emitter {
       chain_rules.emplace(key, rule);
       return rule_ref(rule);
     };
-    return seq({lit("{"), ws(), chain(0, 0), ws(), lit("}")});
+    return seq({lit("{"), ws(), chain(0, 0), lit("}")});
   }
 
   int32_t rule_ref(int32_t rule) {

@@ -76,7 +76,17 @@ uint64_t non_negative(const Json& v, const std::string& pointer) {
 }
 
 bool json_equal(const Json& a, const Json& b) {
-  if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+  if (a.is_number() && b.is_number()) {
+    // Integers compare exactly (values above 2^53 collapse in double).
+    if (a.is_number_integer() && b.is_number_integer()) {
+      const bool au = a.is_number_unsigned(), bu = b.is_number_unsigned();
+      if (au == bu) return au ? a.get<uint64_t>() == b.get<uint64_t>() : a.get<int64_t>() == b.get<int64_t>();
+      const Json& u = au ? a : b;
+      const Json& i = au ? b : a;
+      return i.get<int64_t>() >= 0 && static_cast<uint64_t>(i.get<int64_t>()) == u.get<uint64_t>();
+    }
+    return a.get<double>() == b.get<double>();
+  }
   if (a.type() != b.type()) return false;
   if (a.is_object()) {
     if (a.size() != b.size()) return false;
@@ -139,6 +149,39 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
   } else {
     unsupported("not", ptr, "only the negation of one type, enum or const keyword");
   }
+}
+
+// Inclusive integer bound implied by a numeric bound value; nullopt (with out_of_range set) when
+// it falls outside int64.
+std::optional<int64_t> integer_bound(const Json& v, bool lower, bool exclusive, bool& out_of_range) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) {
+      if (lower) out_of_range = true;  // no int64 reaches it; an upper bound above int64 is no bound
+      return std::nullopt;
+    }
+  }
+  if (v.is_number_integer()) {
+    const int64_t m = v.get<int64_t>();
+    if (!exclusive) return m;
+    if (lower) {
+      if (m == INT64_MAX) { out_of_range = true; return std::nullopt; }
+      return m + 1;
+    }
+    if (m == INT64_MIN) { out_of_range = true; return std::nullopt; }
+    return m - 1;
+  }
+  const double d = v.get<double>();
+  const double r = lower ? (exclusive ? std::floor(d) + 1 : std::ceil(d)) : (exclusive ? std::ceil(d) - 1 : std::floor(d));
+  if (r >= 9223372036854775807.0) {
+    if (lower) out_of_range = true;
+    return std::nullopt;
+  }
+  if (r <= -9223372036854775808.0) {
+    if (!lower) out_of_range = true;
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(r);
 }
 
 }  // namespace
@@ -250,6 +293,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       const double d = v.get<double>();
       const bool excl = key == "exclusiveMinimum" || excl_min_bool;
       if (d > s.lower || (d == s.lower && excl)) s.lower = d, s.lower_exclusive = excl;
+      if (auto b = integer_bound(v, true, excl, s.int_out_of_range); b && (!s.int_lower || *b > *s.int_lower)) s.int_lower = b;
       if (s.number_pointer.empty()) s.number_pointer = ptr;
     } else if (key == "maximum" || key == "exclusiveMaximum") {
       if (v.is_boolean()) continue;
@@ -257,6 +301,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       const double d = v.get<double>();
       const bool excl = key == "exclusiveMaximum" || excl_max_bool;
       if (d < s.upper || (d == s.upper && excl)) s.upper = d, s.upper_exclusive = excl;
+      if (auto b = integer_bound(v, false, excl, s.int_out_of_range); b && (!s.int_upper || *b < *s.int_upper)) s.int_upper = b;
       if (s.number_pointer.empty()) s.number_pointer = ptr;
     } else if (key == "multipleOf") {
       if (!v.is_number() || v.get<double>() <= 0) invalid(ptr, "multipleOf must be a positive number");
@@ -507,6 +552,27 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
       if (f.pattern == "hostname" && u.size() > 253) return false;
     }
   } else if (t == kInt || t == kFrac) {
+    if (t == kInt && value.is_number_integer()) {
+      // Exact integer comparison against the exact integer bounds.
+      if (s.int_out_of_range) return false;
+      if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        if (s.int_upper) return false;
+      } else {
+        const int64_t x = value.get<int64_t>();
+        if ((s.int_lower && x < *s.int_lower) || (s.int_upper && x > *s.int_upper)) return false;
+      }
+      for (const auto& f : s.formats)
+        if (auto r = integer_format_range(f.pattern); r && (value.is_number_unsigned() ? value.get<uint64_t>() > uint64_t(INT64_MAX) || value.get<int64_t>() > r->second : value.get<int64_t>() < r->first || value.get<int64_t>() > r->second))
+          return false;
+      for (double m : s.multiple_of) {
+        if (std::floor(m) != m) return false;  // fractional divisors are refused at emission anyway
+        const uint64_t k = static_cast<uint64_t>(m);
+        const int64_t x = value.is_number_unsigned() ? 0 : value.get<int64_t>();
+        if (value.is_number_unsigned() ? value.get<uint64_t>() % k != 0 : (x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x)) % k != 0)
+          return false;
+      }
+      return true;
+    }
     const double d = value.get<double>();
     if (d < s.lower || (d == s.lower && s.lower_exclusive)) return false;
     if (d > s.upper || (d == s.upper && s.upper_exclusive)) return false;

@@ -62,6 +62,10 @@ struct Shape {
   bool lower_exclusive = false, upper_exclusive = false;
   std::vector<double> multiple_of;
   std::string number_pointer;
+  // The same bounds for integers, inclusive and exact (integer bounds above 2^53 do not survive
+  // a trip through double). An integer bound outside int64 makes int_out_of_range true.
+  std::optional<int64_t> int_lower, int_upper;
+  bool int_out_of_range = false;
   // arrays
   std::vector<ArrayPart> arrays;
   uint64_t min_items = 0, max_items = std::numeric_limits<uint64_t>::max();
