@@ -620,10 +620,11 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
           if (part.additional_false) return false;
           if (part.additional) subs.push_back(*part.additional);
         }
+        const Json& member = v;  // a named reference: lambdas may not capture structured bindings before C++20 in clang 14
         for (const auto& sub : subs) {
           auto shapes = reducer.reduce({sub});
           if (std::none_of(shapes.begin(), shapes.end(),
-                           [&](const Shape& sh) { return value_matches_shape(v, sh, reducer, depth + 1); }))
+                           [&](const Shape& sh) { return value_matches_shape(member, sh, reducer, depth + 1); }))
             return false;
         }
       }
