@@ -10,6 +10,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/maskbench_command.h"
+#include "cli/sample_command.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/matcher.h"
 #include "text/constraint_compiler.h"
@@ -260,6 +261,7 @@ void register_grammar_commands(CLI::App& app, int& status) {
   bench->callback([bench_args, &status] { status = run_bench(*bench_args); });
 
   register_maskbench_command(*grammar, status);
+  register_sample_command(*grammar, status);
 }
 
 }  // namespace ninfer::cli

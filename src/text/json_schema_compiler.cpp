@@ -234,7 +234,7 @@ class Emitter {
       integral = true;  // a multiple of an integer is an integer
     }
     if (modulus > 100000) unsupported("multipleOf", s.number_pointer, "combined divisor above 100000");
-    if (integral && modulus <= 1) {
+    if (integral && modulus == 0) {
       // Exact integer bounds (from the schema's own integers, not through double).
       if (s.int_out_of_range) {
         if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
@@ -285,7 +285,7 @@ class Emitter {
       return seq({optional(lit("-")), int_part, lit("."), repeat(digit, 0, grammar::kUnbounded), nonzero,
                   repeat(digit, 0, grammar::kUnbounded)});
     }
-    if (bounded || modulus > 1) {
+    if (bounded || modulus > 0) {
       NumberSpec spec;
       spec.integer = integral;
       spec.multiple_of = modulus;
@@ -295,7 +295,7 @@ class Emitter {
       try {
         a = number_automaton(spec);
       } catch (const std::invalid_argument& e) {
-        unsupported(modulus > 1 ? "multipleOf" : "minimum", s.number_pointer, e.what());
+        unsupported(modulus > 0 ? "multipleOf" : "minimum", s.number_pointer, e.what());
       }
       if (!a) {
         if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
