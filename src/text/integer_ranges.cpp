@@ -1,5 +1,7 @@
 #include "text/integer_ranges.h"
 
+#include "text/ir_builder.h"
+
 #include <string>
 #include <vector>
 
@@ -12,39 +14,12 @@ using grammar::ExprKind;
 using grammar::Grammar;
 
 int32_t digit_class(Grammar& g, char lo, char hi) {
-  Expr e;
-  e.kind = ExprKind::CharClass;
-  e.ranges = {CodepointRange{static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)}};
-  return g.add(std::move(e));
+  return ir::char_class(g, {CodepointRange{static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)}});
 }
-int32_t literal(Grammar& g, const std::string& s) {
-  Expr e;
-  e.kind = s.empty() ? ExprKind::Empty : ExprKind::Literal;
-  e.literal = s;
-  return g.add(std::move(e));
-}
-int32_t seq(Grammar& g, std::vector<int32_t> items) {
-  if (items.size() == 1) return items[0];
-  Expr e;
-  e.kind = ExprKind::Sequence;
-  e.children = std::move(items);
-  return g.add(std::move(e));
-}
-int32_t choice(Grammar& g, std::vector<int32_t> items) {
-  if (items.size() == 1) return items[0];
-  Expr e;
-  e.kind = ExprKind::Choice;
-  e.children = std::move(items);
-  return g.add(std::move(e));
-}
-int32_t repeat(Grammar& g, int32_t item, uint32_t min, uint32_t max) {
-  Expr e;
-  e.kind = ExprKind::Repeat;
-  e.children = {item};
-  e.min = min;
-  e.max = max;
-  return g.add(std::move(e));
-}
+int32_t literal(Grammar& g, const std::string& s) { return ir::literal(g, s); }
+int32_t seq(Grammar& g, std::vector<int32_t> items) { return ir::seq(g, std::move(items)); }
+int32_t choice(Grammar& g, std::vector<int32_t> items) { return ir::choice(g, std::move(items)); }
+int32_t repeat(Grammar& g, int32_t item, uint32_t min, uint32_t max) { return ir::repeat(g, item, min, max); }
 
 // Same-length digit strings x <= y.
 int32_t same_length(Grammar& g, const std::string& x, const std::string& y) {

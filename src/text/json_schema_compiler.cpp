@@ -13,10 +13,12 @@
 #include "ninfer/constraint_error.h"
 #include "text/char_automaton.h"
 #include "text/integer_ranges.h"
+#include "text/ir_builder.h"
 #include "text/json_formats.h"
 #include "text/json_string_automaton.h"
 #include "text/json_text.h"
 #include "text/number_automaton.h"
+#include "text/schema_errors.h"
 #include "text/schema_shape.h"
 
 namespace ninfer::text {
@@ -27,11 +29,7 @@ using grammar::ExprKind;
 using grammar::Grammar;
 
 [[noreturn]] void unsupported(const std::string& keyword, const std::string& pointer, const std::string& why = "") {
-  throw ConstraintError(ConstraintErrorKind::UnsupportedSchema,
-                        "keyword '" + keyword + "' is not supported" + (why.empty() ? "" : ": " + why) + " at '" +
-                            pointer + "'")
-      .at_pointer(pointer)
-      .with_keyword(keyword);
+  throw_unsupported(keyword, pointer, why);
 }
 
 class Emitter {
@@ -64,10 +62,7 @@ class Emitter {
       if (alts.empty() && first_unsat_.empty()) first_unsat_ = parts.empty() ? "" : parts.back().pointer;
       g_.rules[rule].body = choice(std::move(alts));
     }
-    Expr e;
-    e.kind = ExprKind::RuleRef;
-    e.rule = rule;
-    return g_.add(std::move(e));
+    return ir::rule_ref(g_, rule);
   }
 
   const std::string& first_unsat() const { return first_unsat_; }
@@ -85,45 +80,13 @@ class Emitter {
   std::unordered_map<const Json*, std::string> content_;
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
 
-  // ---- IR helpers
-  int32_t lit(const std::string& s) {
-    Expr e;
-    e.kind = s.empty() ? ExprKind::Empty : ExprKind::Literal;
-    e.literal = s;
-    return g_.add(std::move(e));
-  }
-  int32_t seq(std::vector<int32_t> items) {
-    std::erase_if(items, [&](int32_t x) { return g_.exprs[x].kind == ExprKind::Empty; });
-    if (items.empty()) return lit("");
-    if (items.size() == 1) return items[0];
-    Expr e;
-    e.kind = ExprKind::Sequence;
-    e.children = std::move(items);
-    return g_.add(std::move(e));
-  }
-  int32_t choice(std::vector<int32_t> items) {
-    if (items.size() == 1) return items[0];
-    Expr e;
-    e.kind = ExprKind::Choice;  // no children = matches nothing
-    e.children = std::move(items);
-    return g_.add(std::move(e));
-  }
-  int32_t repeat(int32_t item, uint32_t min, uint32_t max) {
-    if (min == 1 && max == 1) return item;
-    Expr e;
-    e.kind = ExprKind::Repeat;
-    e.children = {item};
-    e.min = min;
-    e.max = max;
-    return g_.add(std::move(e));
-  }
+  // ---- IR helpers (thin wrappers over ir_builder.h bound to this grammar)
+  int32_t lit(const std::string& str) { return ir::literal(g_, str); }
+  int32_t seq(std::vector<int32_t> items) { return ir::seq(g_, std::move(items)); }
+  int32_t choice(std::vector<int32_t> items) { return ir::choice(g_, std::move(items)); }
+  int32_t repeat(int32_t item, uint32_t min, uint32_t max) { return ir::repeat(g_, item, min, max); }
   int32_t optional(int32_t item) { return repeat(item, 0, 1); }
-  int32_t automaton(std::shared_ptr<const grammar::ByteAutomaton> a) {
-    Expr e;
-    e.kind = ExprKind::Automaton;
-    e.automaton = std::move(a);
-    return g_.add(std::move(e));
-  }
+  int32_t automaton(std::shared_ptr<const grammar::ByteAutomaton> a) { return ir::automaton(g_, std::move(a)); }
   // Whitespace between tokens: nothing (compact) or a bounded run (flexible).
   int32_t ws() {
     if (fmt_.whitespace == JsonWhitespace::Compact) return lit("");
@@ -698,12 +661,7 @@ class Emitter {
     return seq({lit("{"), ws(), chain(0, 0), lit("}")});
   }
 
-  int32_t rule_ref(int32_t rule) {
-    Expr e;
-    e.kind = ExprKind::RuleRef;
-    e.rule = rule;
-    return g_.add(std::move(e));
-  }
+  int32_t rule_ref(int32_t rule) { return ir::rule_ref(g_, rule); }
   int32_t automaton_key(const std::vector<std::string>& excluded) {
     return seq({lit("\""), automaton(json_string_content_except(excluded)), lit("\"")});
   }

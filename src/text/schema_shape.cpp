@@ -7,20 +7,15 @@
 #include "ninfer/constraint_error.h"
 #include "text/char_automaton.h"
 #include "text/json_formats.h"
+#include "text/schema_errors.h"
 
 namespace ninfer::text {
 namespace {
 
 [[noreturn]] void unsupported(const std::string& keyword, const std::string& pointer, const std::string& why = "") {
-  throw ConstraintError(ConstraintErrorKind::UnsupportedSchema,
-                        "keyword '" + keyword + "' is not supported" + (why.empty() ? "" : ": " + why) + " at '" +
-                            pointer + "'")
-      .at_pointer(pointer)
-      .with_keyword(keyword);
+  throw_unsupported(keyword, pointer, why);
 }
-[[noreturn]] void invalid(const std::string& pointer, const std::string& why) {
-  throw ConstraintError(ConstraintErrorKind::InvalidJsonSchema, why + " at '" + pointer + "'").at_pointer(pointer);
-}
+[[noreturn]] void invalid(const std::string& pointer, const std::string& why) { throw_invalid_schema(pointer, why); }
 
 std::string child(const std::string& pointer, const std::string& key) {
   return pointer + "/" + SchemaDocument::escape_token(key);

@@ -25,19 +25,7 @@ constexpr size_t kMaskPrefixes = 250;    // sampled prefixes per grammar for the
 constexpr size_t kMaxLen = 24;           // length cap of the enumerated strings
 constexpr int kMaxReports = 8;           // failure messages per grammar and kind
 
-std::string show(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", c);
-      out += buf;
-    }
-  }
-  return out + "\"";
-}
+using testing::show;
 
 struct LangCase {
   const char* name;

@@ -38,19 +38,7 @@ class Choices {
 // "à" (C3 A0), so classes over multi-byte characters and truncated sequences are exercised.
 const std::string kAlphabet = "abc\xC3\xA9\xA0";
 
-std::string show(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", c);
-      out += buf;
-    }
-  }
-  return out + "\"";
-}
+using testing::show;
 
 // ---- Random GBNF text -------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 // Helpers shared by the grammar tests: synthetic vocabularies and compile shortcuts.
 #pragma once
 
+#include <cstdio>
 #include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,21 @@ inline std::shared_ptr<const TokenDomain> make_domain(const std::vector<std::str
 inline std::shared_ptr<const CompiledGrammar> compile_gbnf(const std::string& src,
                                                            std::shared_ptr<const TokenDomain> domain) {
   return compile(parse_gbnf(src), std::move(domain));
+}
+
+// Bytes as a quoted string for failure messages (non-printable bytes as \xNN).
+inline std::string show(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    }
+  }
+  return out + "\"";
 }
 
 inline bool mask_bit(const std::vector<uint32_t>& m, int32_t id) { return (m[id >> 5] >> (id & 31)) & 1u; }
