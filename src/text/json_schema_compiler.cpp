@@ -332,7 +332,8 @@ class Emitter {
 
   // The decoded string values a shape allows, or nullopt when only lengths (or nothing) constrain it.
   std::optional<CharAutomaton> string_language(const Shape& s) {
-    const bool excludes = std::any_of(s.excluded_values.begin(), s.excluded_values.end(),
+    const bool excludes = !s.excluded_patterns.empty() ||
+                          std::any_of(s.excluded_values.begin(), s.excluded_values.end(),
                                       [](const Json& e) { return e.is_string(); });
     if (s.patterns.empty() && !excludes && std::none_of(s.formats.begin(), s.formats.end(), [](const PatternRef& f) {
           return !integer_format_range(f.pattern);
@@ -360,6 +361,8 @@ class Emitter {
     }
     for (const auto& p : s.patterns)
       lang = intersect(lang, regex(p.pattern, RegexMode::Search, "pattern", p.pointer), "pattern", p.pointer);
+    for (const auto& p : s.excluded_patterns)
+      lang = intersect(lang, regex(p.pattern, RegexMode::Search, "not", p.pointer).complement(), "not", p.pointer);
     if (excludes) {
       CharAutomaton literals;
       for (const auto& e : s.excluded_values)
@@ -553,6 +556,8 @@ class Emitter {
       std::vector<bool> matched(patterns.size());
       for (size_t k = 0; k < patterns.size(); ++k) matched[k] = patterns[k].lang->accepts(u);
       if (names_lang && !names_lang->accepts(u)) p.possible = false;
+      if (std::find(s.forbidden_properties.begin(), s.forbidden_properties.end(), name) != s.forbidden_properties.end())
+        p.possible = false;
       for (size_t pi = 0; pi < s.objects.size() && p.possible; ++pi) {
         const auto& part = s.objects[pi];
         bool found = false;
@@ -572,17 +577,20 @@ class Emitter {
     // One additional member (key ":" value) as a rule, or -1 when no undeclared name is allowed.
     int32_t additional_rule = -1;
     std::vector<int32_t> members;
+    // Additional names differ from the declared ones and from names a `not` forbids.
+    std::vector<std::string> taken = names;
+    taken.insert(taken.end(), s.forbidden_properties.begin(), s.forbidden_properties.end());
     if (patterns.empty() && !names_lang) {
       bool allowed = true;
       PartList parts;
       for (size_t pi = 0; pi < s.objects.size(); ++pi) allowed &= undeclared_parts(s.objects[pi], pi, {}, parts);
-      if (allowed) members.push_back(seq({automaton_key(names), punct(":"), value_ref(parts)}));
+      if (allowed) members.push_back(seq({automaton_key(taken), punct(":"), value_ref(parts)}));
     } else {
       if (patterns.size() > 6) unsupported("patternProperties", s.object_pointer, "more than 6 patterns on one object");
       CharAutomaton undeclared = CharAutomaton::any_string();
-      if (!names.empty()) {
+      if (!taken.empty()) {
         CharAutomaton literals;
-        for (const auto& n : names) literals = literals.unite(CharAutomaton::literal(utf8_to_u32(n)), budget());
+        for (const auto& n : taken) literals = literals.unite(CharAutomaton::literal(utf8_to_u32(n)), budget());
         undeclared = literals.complement();
       }
       if (names_lang) undeclared = intersect(undeclared, *names_lang, "propertyNames", s.property_names[0].pointer);

@@ -124,7 +124,8 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
     unsat = true;
     return;
   }
-  if (assertions.size() != 1) unsupported("not", ptr, "only the negation of one type, enum or const keyword");
+  if (assertions.size() != 1)
+    unsupported("not", ptr, "only the negation of one type, enum, const, pattern or single required keyword");
   const std::string& k = assertions[0];
   const Json& x = v[k];
   if (k == "type") {
@@ -141,8 +142,16 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
     else
       for (const auto& e : x) s.excluded_values.push_back(e);
     if (s.excluded_pointer.empty()) s.excluded_pointer = ptr;
+  } else if (k == "pattern" && x.is_string()) {
+    // Non-strings satisfy any pattern, so they fail the negation: strings that do not match.
+    s.types &= kString;
+    s.excluded_patterns.push_back({x.get<std::string>(), ptr + "/pattern"});
+  } else if (k == "required" && x.is_array() && x.size() == 1 && x[0].is_string()) {
+    // Non-objects satisfy `required`, so they fail the negation: objects without that name.
+    s.types &= kObject;
+    s.forbidden_properties.push_back(x[0].get<std::string>());
   } else {
-    unsupported("not", ptr, "only the negation of one type, enum or const keyword");
+    unsupported("not", ptr, "only the negation of one type, enum, const, pattern or single required keyword");
   }
 }
 
@@ -539,6 +548,8 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
     const std::u32string u = utf8_to_u32(str);
     for (const auto& p : s.patterns)
       if (!regex_or_unsupported(p.pattern, RegexMode::Search, "pattern", p.pointer).accepts(u)) return false;
+    for (const auto& p : s.excluded_patterns)
+      if (regex_or_unsupported(p.pattern, RegexMode::Search, "not", p.pointer).accepts(u)) return false;
     for (const auto& f : s.formats) {
       if (integer_format_range(f.pattern)) continue;
       auto re = string_format_regex(f.pattern);
@@ -597,6 +608,8 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
     if (value.size() < s.min_properties || value.size() > s.max_properties) return false;
     for (const auto& r : s.required)
       if (!value.contains(r)) return false;
+    for (const auto& f : s.forbidden_properties)
+      if (value.contains(f)) return false;
     for (const auto& pn : s.property_names)
       for (const auto& [k, v] : value.items())
         if (!regex_or_unsupported(pn.pattern, RegexMode::Search, "propertyNames", pn.pointer).accepts(utf8_to_u32(k)))

@@ -53,6 +53,9 @@ struct Shape {
   // `not` with enum/const: values the instance must differ from.
   std::vector<Json> excluded_values;
   std::string excluded_pointer;
+  // `not` with a pattern (strings that must not match) or one required name (a name that must be absent).
+  std::vector<PatternRef> excluded_patterns;
+  std::vector<std::string> forbidden_properties;
   // strings
   uint64_t min_length = 0, max_length = std::numeric_limits<uint64_t>::max();
   std::vector<PatternRef> patterns;

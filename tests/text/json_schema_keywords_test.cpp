@@ -636,5 +636,17 @@ TEST(JsonSchemaKeywords, AnnotationsAndUnknownKeywordsAreIgnored) {
       {"1", "5"}, {R"("x")"});
 }
 
+// `not` with a pattern keeps strings that do not match (non-strings would satisfy the pattern).
+TEST(JsonSchemaKeywords, NotPatternKeepsNonMatchingStrings) {
+  expect_language(R"({"not":{"pattern":"^x"}})", {R"("yes")", R"("")", R"("ax")"}, {R"("xyz")", R"("x")", "1", "null"});
+}
+
+// `not` with one required name: objects without that name (non-objects would satisfy `required`).
+TEST(JsonSchemaKeywords, NotRequiredForbidsTheName) {
+  expect_language(R"({"type":"object","properties":{"a":{"type":"integer"}},"not":{"required":["b"]}})",
+                  {R"({"a":1})", "{}", R"({"a":1,"bb":2})", R"({"c":true})"}, {R"({"b":1})", R"({"a":1,"b":2})", "[]"});
+}
+
+
 }  // namespace
 }  // namespace ninfer::text::testing
