@@ -136,7 +136,8 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
 // True when every string of whole JSON-string-safe characters (the TokenDomain slice) keeps the
 // DFA path from `state` alive: then every token of the slice is accepted from `state` and the
 // trie walk only needs the other tokens. A product search over (DFA state, UTF-8 position).
-bool absorbs_string_safe(const GrammarAutomaton& a, uint32_t state) {
+// `max_chars` = 0: every length; otherwise only strings of at most that many characters.
+bool absorbs_string_safe(const GrammarAutomaton& a, uint32_t state, uint32_t max_chars = 0) {
   // UTF-8 positions: 0 boundary, 1..3 continuation bytes left, 4 after E0, 5 after ED, 6 after F0, 7 after F4.
   auto next_pos = [](uint32_t pos, int b) -> int {
     switch (pos) {
@@ -161,18 +162,23 @@ bool absorbs_string_safe(const GrammarAutomaton& a, uint32_t state) {
     }
     return -1;
   };
-  std::vector<uint64_t> stack{uint64_t(state) << 3};
+  // Key: DFA state, UTF-8 position, characters completed so far (only counted when bounded).
+  auto key_of = [](uint64_t q, uint64_t pos, uint64_t chars) { return (q << 13) | (chars << 3) | pos; };
+  std::vector<uint64_t> stack{key_of(state, 0, 0)};
   std::unordered_map<uint64_t, bool> seen{{stack[0], true}};
   while (!stack.empty()) {
     const uint64_t key = stack.back();
     stack.pop_back();
-    const uint32_t q = static_cast<uint32_t>(key >> 3), pos = static_cast<uint32_t>(key & 7);
+    const uint32_t q = static_cast<uint32_t>(key >> 13), pos = static_cast<uint32_t>(key & 7);
+    const uint32_t chars = static_cast<uint32_t>((key >> 3) & 1023);
+    if (max_chars && pos == 0 && chars == max_chars) continue;  // longer strings are not claimed
     for (int b = 0; b < 256; ++b) {
       const int np = next_pos(pos, b);
       if (np < 0) continue;
       const uint32_t t = a.next(q, static_cast<uint8_t>(b));
       if (t == kDeadState) return false;
-      const uint64_t nk = (uint64_t(t) << 3) | static_cast<uint64_t>(np);
+      const uint32_t nchars = max_chars && np == 0 ? chars + 1 : chars;
+      const uint64_t nk = key_of(t, static_cast<uint64_t>(np), nchars);
       if (seen.emplace(nk, true).second) {
         if (seen.size() > 4096) return false;  // large regions: not worth proving
         stack.push_back(nk);
@@ -201,16 +207,22 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
                                std::vector<uint32_t>& uncertain) {
   Impl& m = *impl_;
   uncertain.clear();
-  const bool absorbs = absorbs_string_safe(m.a, state);
-  if (absorbs) {
+  const TokenTrie* trie = &m.d.trie();
+  if (absorbs_string_safe(m.a, state)) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
+    trie = &m.d.rest_trie();
+  } else if (absorbs_string_safe(m.a, state, TokenDomain::kShortSliceChars)) {
+    // Alive for every short string-safe token (e.g. a string with many characters left before
+    // its maxLength): claim the short slice, walk the rest.
+    words = m.d.string_safe_short_mask();
+    count = m.d.string_safe_short_count();
+    trie = &m.d.rest_short_trie();
   } else {
     words.assign(m.d.mask_words(), 0);
     count = 0;
   }
-  classify_state(m.a, absorbs ? m.d.rest_trie() : m.d.trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames,
-                 words, count, uncertain);
+  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain);
 }
 
 }  // namespace ninfer::grammar

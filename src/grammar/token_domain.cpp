@@ -131,17 +131,30 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
 
   // The JSON-string-safe slice: tokens made of whole UTF-8 characters other than '"', '\\' and
   // controls. String-content states accept all of them, so their trie walk can skip the slice.
+  // Its short part (at most kShortSliceChars characters) serves states that only stay alive for a
+  // bounded number of characters, such as the inside of a string with a maxLength.
   string_safe_mask_.assign(mask_words(), 0);
-  std::vector<int32_t> rest_ids;
+  string_safe_short_mask_.assign(mask_words(), 0);
+  std::vector<int32_t> rest_ids, rest_short_ids;
   for (int32_t id : sorted_ids) {
-    if (is_string_safe(view(id))) {
+    const std::string_view v = view(id);
+    if (is_string_safe(v)) {
       string_safe_mask_[id >> 5] |= 1u << (id & 31);
       ++string_safe_count_;
+      size_t chars = 0;
+      for (unsigned char c : v) chars += (c & 0xC0) != 0x80;
+      if (chars <= kShortSliceChars) {
+        string_safe_short_mask_[id >> 5] |= 1u << (id & 31);
+        ++string_safe_short_count_;
+        continue;
+      }
     } else {
       rest_ids.push_back(id);
     }
+    rest_short_ids.push_back(id);
   }
   rest_trie_ = build_trie(rest_ids, view, n);
+  rest_short_trie_ = build_trie(rest_short_ids, view, n);
 
   normal_mask_.assign(mask_words(), 0);
   for (int32_t i = 0; i < n; ++i)
@@ -162,9 +175,9 @@ bool TokenDomain::is_eos(int32_t id) const { return std::binary_search(eos_ids_.
 size_t TokenDomain::memory_bytes() const {
   size_t m = 0;
   for (const auto& s : bytes_) m += s.capacity() + sizeof(std::string);
-  for (const TokenTrie* t : {&trie_, &rest_trie_})
+  for (const TokenTrie* t : {&trie_, &rest_trie_, &rest_short_trie_})
     m += t->byte.size() * (1 + 2 + 4 + 4) + t->ids.size() * 4 + t->node_of_token.size() * 4;
-  m += classes_.size() + string_safe_mask_.size() * 4;
+  m += classes_.size() + string_safe_mask_.size() * 8;
   return m + normal_mask_.size() * 4;
 }
 

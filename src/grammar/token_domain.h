@@ -44,6 +44,11 @@ class TokenDomain {
   const std::vector<uint32_t>& string_safe_mask() const { return string_safe_mask_; }
   uint32_t string_safe_count() const { return string_safe_count_; }
   const TokenTrie& rest_trie() const { return rest_trie_; }
+  // The slice's tokens of at most kShortSliceChars characters, and the trie of every other token.
+  static constexpr uint32_t kShortSliceChars = 16;
+  const std::vector<uint32_t>& string_safe_short_mask() const { return string_safe_short_mask_; }
+  uint32_t string_safe_short_count() const { return string_safe_short_count_; }
+  const TokenTrie& rest_short_trie() const { return rest_short_trie_; }
   // Bit mask of the normal tokens (the universe of ExcludeToken).
   const std::vector<uint32_t>& normal_mask() const { return normal_mask_; }
   // Stable identity of the vocabulary contents (for cache keys).
@@ -57,6 +62,9 @@ class TokenDomain {
   std::vector<int32_t> eos_ids_;
   TokenTrie trie_;
   TokenTrie rest_trie_;
+  TokenTrie rest_short_trie_;
+  std::vector<uint32_t> string_safe_short_mask_;
+  uint32_t string_safe_short_count_ = 0;
   std::vector<uint32_t> string_safe_mask_;
   uint32_t string_safe_count_ = 0;
   std::vector<uint32_t> normal_mask_;
