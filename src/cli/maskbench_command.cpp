@@ -107,6 +107,7 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
     }
   }
   r["status"] = status;
+  r["tbm_max_us"] = tbm.empty() ? 0.0 : *std::max_element(tbm.begin(), tbm.end());
   r["tbm_us"] = tbm;
   return r;
 }
