@@ -11,7 +11,7 @@ struct GbnfOptions {
   std::string_view root_rule = "root";
   // Groups/repetitions nested deeper are a TooDeep error. The parser recurses per level, so the
   // limit keeps its stack use far inside a thread's stack even in sanitizer builds.
-  int max_nesting = 256;
+  int max_nesting = 128;
   uint32_t max_repetition = 100000;  // {m,n} counts above this are a BadRepetition error
 };
 

@@ -251,7 +251,7 @@ TEST(BadGrammarHuge, OneMegabyteFlatSequenceAndChoiceCompile) {
 // refuses it.
 TEST(BadGrammarNesting, PostfixChainsCountAsNesting) {
   const auto e = parse_error("root ::= \"a\"" + std::string(2000, '*'));
-  ASSERT_TRUE(e.has_value()) << "2000 nested repetitions parsed although max_nesting is 256";
+  ASSERT_TRUE(e.has_value()) << "2000 nested repetitions parsed although max_nesting is 128";
   EXPECT_EQ(e->kind(), K::TooDeep);
   GbnfOptions opt;
   opt.max_nesting = 10;
@@ -271,9 +271,9 @@ TEST(BadGrammarNesting, MaxNestingCountsGroupsOnce) {
   const auto e = parse_error("root ::= " + std::string(12, '(') + "\"a\"" + std::string(12, ')'), opt);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->kind(), K::TooDeep);
-  // Default limit (256): 250 nested groups are within it.
-  EXPECT_FALSE(parse_error("root ::= " + std::string(250, '(') + "\"a\"" + std::string(250, ')')).has_value())
-      << "250 nested groups refused with the default max_nesting of 256";
+  // Default limit (128): 120 nested groups are within it.
+  EXPECT_FALSE(parse_error("root ::= " + std::string(120, '(') + "\"a\"" + std::string(120, ')')).has_value())
+      << "120 nested groups refused with the default max_nesting of 128";
 }
 
 // Grammar compilation must not need a deep native stack: the IR is flat so that "10 MB of
