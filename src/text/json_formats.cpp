@@ -70,7 +70,22 @@ std::optional<std::string> string_format_regex(const std::string& f) {
   if (f == "ipv6") return ipv6();
   if (f == "uuid") return "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}";
   if (f == "uri") return uri();
+  if (f == "byte") {  // base64 (RFC 4648), as ajv-formats' "byte"
+    const std::string c = "[A-Za-z0-9+/]";
+    return "(?:" + c + "{4})*(?:" + c + "{2}==|" + c + "{3}=)?";
+  }
   return std::nullopt;
+}
+
+bool format_is_annotation(const std::string& f) {
+  static const char* kDefined[] = {"date-time", "date", "time", "duration", "email", "idn-email", "hostname",
+                                   "idn-hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference",
+                                   "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
+                                   "url", "byte", "int32", "int64"};
+  if (f == "binary" || f == "password" || f == "float" || f == "double") return true;
+  for (const char* d : kDefined)
+    if (f == d) return false;
+  return true;
 }
 
 std::optional<std::pair<int64_t, int64_t>> integer_format_range(const std::string& f) {

@@ -10,6 +10,11 @@ namespace ninfer::text {
 
 // ECMAScript regex (full match) for a supported string format, or nullopt.
 std::optional<std::string> string_format_regex(const std::string& format);
+// Format names that assert nothing we need to enforce: "binary", "password" (any string, as in
+// ajv-formats), "float", "double" (any number), and names that no JSON Schema draft or
+// ajv-formats defines (vendor annotations such as "topic": the specification makes unknown
+// formats annotations). Standard formats we do not implement are not in this set.
+bool format_is_annotation(const std::string& format);
 // Inclusive integer range for int32 / int64, or nullopt.
 std::optional<std::pair<int64_t, int64_t>> integer_format_range(const std::string& format);
 

@@ -336,7 +336,7 @@ class Emitter {
                           std::any_of(s.excluded_values.begin(), s.excluded_values.end(),
                                       [](const Json& e) { return e.is_string(); });
     if (s.patterns.empty() && !excludes && std::none_of(s.formats.begin(), s.formats.end(), [](const PatternRef& f) {
-          return !integer_format_range(f.pattern);
+          return !integer_format_range(f.pattern) && !format_is_annotation(f.pattern);
         }))
       return std::nullopt;
     CharAutomaton lang = CharAutomaton::any_string();
@@ -352,7 +352,7 @@ class Emitter {
       }
     }
     for (const auto& f : s.formats) {
-      if (integer_format_range(f.pattern)) continue;  // a number format: no effect on strings
+      if (integer_format_range(f.pattern) || format_is_annotation(f.pattern)) continue;  // nothing to assert on strings
       auto re = string_format_regex(f.pattern);
       if (!re) unsupported("format", f.pointer, "format '" + f.pattern + "'");
       lang = intersect(lang, regex(*re, RegexMode::FullMatch, "format", f.pointer), "format", f.pointer);

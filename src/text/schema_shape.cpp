@@ -551,7 +551,7 @@ bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reduce
     for (const auto& p : s.excluded_patterns)
       if (regex_or_unsupported(p.pattern, RegexMode::Search, "not", p.pointer).accepts(u)) return false;
     for (const auto& f : s.formats) {
-      if (integer_format_range(f.pattern)) continue;
+      if (integer_format_range(f.pattern) || format_is_annotation(f.pattern)) continue;
       auto re = string_format_regex(f.pattern);
       if (!re) unsupported("format", f.pointer, "format '" + f.pattern + "'");
       if (!regex_or_unsupported(*re, RegexMode::FullMatch, "format", f.pointer).accepts(u)) return false;
