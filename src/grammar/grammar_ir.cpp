@@ -77,7 +77,7 @@ void print_codepoint(std::string& out, uint32_t cp) {
   out += buf;
 }
 
-void print_literal(std::string& out, const std::string& bytes) {
+void print_literal(std::string& out, std::string_view bytes) {
   out.push_back('"');
   for (unsigned char c : bytes) {
     if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
@@ -92,6 +92,12 @@ void print_literal(std::string& out, const std::string& bytes) {
 }
 
 }  // namespace
+
+std::string quote_bytes(std::string_view bytes) {
+  std::string out;
+  print_literal(out, bytes);
+  return out;
+}
 
 std::string Grammar::to_string() const {
   // Iterative post-order printing: expression nesting can be deep.

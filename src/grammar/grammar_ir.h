@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "grammar/grammar_error.h"
@@ -90,6 +91,9 @@ struct Grammar {
 // Sorts, merges and clips ranges; `negate` complements within [0, max_value] (surrogates are
 // never members of a CharClass).
 std::vector<CodepointRange> normalize_ranges(std::vector<CodepointRange> ranges, bool negate, uint32_t max_value);
+
+// Bytes as a quoted literal: printable ASCII as is, everything else (and '"', '\\') as \xNN.
+std::string quote_bytes(std::string_view bytes);
 
 // Appends the UTF-8 encoding of a scalar value.
 void append_utf8(std::string& out, uint32_t codepoint);

@@ -31,19 +31,7 @@ inline std::shared_ptr<const CompiledGrammar> compile_gbnf(const std::string& sr
 }
 
 // Bytes as a quoted string for failure messages (non-printable bytes as \xNN).
-inline std::string show(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", c);
-      out += buf;
-    }
-  }
-  return out + "\"";
-}
+inline std::string show(std::string_view s) { return quote_bytes(s); }
 
 inline bool mask_bit(const std::vector<uint32_t>& m, int32_t id) { return (m[id >> 5] >> (id & 31)) & 1u; }
 
