@@ -345,21 +345,27 @@ void print_stats(const char* what) {
   stats = {};
 }
 
+// One property case: a random GBNF grammar of min_rules + [0, extra_rules) rules at the given
+// group depth, and a random drive, checked against the oracle.
+void check_random_gbnf(int min_rules, int extra_rules, int depth) {
+  const auto recipe = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
+  const auto drive_bytes = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
+  Choices ch(recipe);
+  GbnfGen gen(ch, min_rules + ch.next(extra_rules), depth);
+  const std::string text = gen.grammar();
+  Grammar g;
+  try {
+    g = parse_gbnf(text);
+  } catch (const GrammarError& e) {
+    RC_FAIL("generated grammar does not parse: " + std::string(e.what()) + "\n" + text);
+  }
+  Choices drive(drive_bytes);
+  check_agreement(g, text, drive);
+}
+
 TEST(GrammarProperty, RandomGbnfSmall) {
   EXPECT_TRUE(check_many("random GBNF grammars (1-3 rules) agree with the oracle", 700, [] {
-    const auto recipe = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
-    const auto drive_bytes = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
-    Choices ch(recipe);
-    GbnfGen gen(ch, 1 + ch.next(3), 2);
-    const std::string text = gen.grammar();
-    Grammar g;
-    try {
-      g = parse_gbnf(text);
-    } catch (const GrammarError& e) {
-      RC_FAIL("generated grammar does not parse: " + std::string(e.what()) + "\n" + text);
-    }
-    Choices drive(drive_bytes);
-    check_agreement(g, text, drive);
+    check_random_gbnf(1, 3, 2);
   }));
   print_stats("GBNF, small");
 }
@@ -367,19 +373,7 @@ TEST(GrammarProperty, RandomGbnfSmall) {
 TEST(GrammarProperty, RandomGbnfRecursive) {
   // More rules and deeper groups: mutual, left and hidden-left recursion are common here.
   EXPECT_TRUE(check_many("random recursive GBNF grammars (3-5 rules) agree with the oracle", 700, [] {
-    const auto recipe = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
-    const auto drive_bytes = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
-    Choices ch(recipe);
-    GbnfGen gen(ch, 3 + ch.next(3), 3);
-    const std::string text = gen.grammar();
-    Grammar g;
-    try {
-      g = parse_gbnf(text);
-    } catch (const GrammarError& e) {
-      RC_FAIL("generated grammar does not parse: " + std::string(e.what()) + "\n" + text);
-    }
-    Choices drive(drive_bytes);
-    check_agreement(g, text, drive);
+    check_random_gbnf(3, 3, 3);
   }));
   print_stats("GBNF, recursive");
 }
