@@ -1,0 +1,45 @@
+// The one interface the runtime sees of a model: a forward pass over rows of a batch, each row a
+// sequence slot with its own KV cache, and logits for the trailing positions the caller asks for.
+// Shaped for speculative decoding from the start: a row may carry K draft tokens after its committed
+// one and ask for K+1 logit rows, and a slot can be truncated back when drafts are rejected.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ninfer::tokenizer {
+class Tokenizer;
+}
+
+namespace ninfer::models {
+
+struct ForwardRow {
+  int slot = 0;                          // sequence slot (KV cache) this row extends
+  std::span<const int32_t> tokens;       // new tokens, written at positions [slot length, +size)
+  int logits_count = 1;                  // logits wanted for the last `logits_count` tokens (1..tokens.size())
+};
+
+class LanguageModel {
+ public:
+  virtual ~LanguageModel() = default;
+
+  virtual int32_t vocab_size() const = 0;  // logits width (may exceed the tokenizer's id space)
+  virtual int max_context() const = 0;     // positions per slot
+  virtual int slot_count() const = 0;
+  virtual std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const = 0;
+  virtual std::string description() const = 0;  // e.g. "qwen3 tiny (bf16, 4 layers, 151936 vocab)"
+
+  // Length (committed positions) of a slot's KV cache.
+  virtual int slot_length(int slot) const = 0;
+  // Forget positions >= length (rejected drafts, a finished request: truncate_slot(s, 0)).
+  virtual void truncate_slot(int slot, int length) = 0;
+
+  // Runs the rows as one batch. `logits` receives sum(logits_count) rows of vocab_size() floats,
+  // in row order, each row's positions in order. Appends the rows' tokens to their slots.
+  // Throws std::invalid_argument for a bad slot, an empty row or a row past max_context().
+  virtual void forward(std::span<const ForwardRow> rows, std::span<float> logits) = 0;
+};
+
+}  // namespace ninfer::models
