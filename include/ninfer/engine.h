@@ -1,0 +1,181 @@
+// The public engine API (no third-party types): an Engine owns one model, a worker thread that runs
+// continuous batches, and the per-vocabulary constraint compile cache. Requests go through
+// prepare(PromptInput) -> submit(PreparedPrompt, RequestOptions) -> RequestHandle.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ninfer/output_constraint.h"
+
+namespace ninfer {
+
+struct EngineOptions {
+  std::string model;                          // HF folder or GGUF file; empty = the default generated model
+  int max_batch_rows = 8;                     // B: rows decoded together
+  int max_context = 4096;                     // positions per request (prompt + output)
+  int max_draft_tokens = 0;                   // K: speculative positions per row (buffers are sized for K+1)
+  size_t grammar_cache_bytes = size_t(256) << 20;
+  int threads = 0;                            // model threads; 0 = hardware concurrency
+  int max_outstanding = 256;                  // submitted but unfinished requests
+};
+
+struct PromptInput {
+  std::string text;                   // raw text continuation (ignored when tokens is non-empty)
+  std::vector<int32_t> tokens;        // pre-tokenised prompt
+  bool chat = false;                  // render `text` as one ChatML user turn + assistant start
+  std::string system;                 // chat only: optional system message
+};
+
+struct PreparedPrompt {
+  std::vector<int32_t> tokens;
+  std::string rendered;  // the text the tokens encode (for logs)
+};
+
+struct SamplingOptions {
+  float temperature = 1.0f;  // 0 = greedy
+  int top_k = 0;
+  float top_p = 1.0f;
+  float min_p = 0.0f;
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
+  std::optional<uint64_t> seed;  // absent: the engine picks one (reported in the result)
+};
+
+struct RequestOptions {
+  SamplingOptions sampling;
+  int max_tokens = 256;
+  std::optional<OutputConstraint> constraint;
+  bool phase_timings = false;
+  bool ignore_eos = false;  // unconstrained only: keep sampling past EOS (benchmarks)
+  // A request still waiting for a batch row after this long fails with DeadlineExceeded.
+  std::optional<std::chrono::milliseconds> pending_deadline;
+};
+
+enum class RequestErrorKind {
+  InvalidRequest,      // bad options (max_tokens < 1, a NaN temperature, an empty prompt, ...)
+  PromptTooLong,       // prompt + 1 exceeds max_context
+  EmptyInitialMask,    // the constraint allows no token at the first position
+  ConflictingOptions,  // e.g. ignore_eos with a constraint
+  Overloaded,          // max_outstanding reached
+  DeadlineExceeded,    // pending deadline passed before the request got a row
+  ShuttingDown,
+  ConstraintDeadEnd,   // generation reached a state with no legal token (the request fails alone)
+  NonFiniteLogits,     // the model produced NaN/inf on a legal token
+  Internal,
+};
+const char* request_error_kind_name(RequestErrorKind kind);
+
+class RequestError : public std::runtime_error {
+ public:
+  RequestError(RequestErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
+  RequestErrorKind kind() const { return kind_; }
+
+ private:
+  RequestErrorKind kind_;
+};
+
+enum class FinishReason { Stop, Length, Cancelled, Error };
+const char* finish_reason_name(FinishReason reason);
+
+enum class CacheOutcome { Hit, Built, Waited };
+const char* cache_outcome_name(CacheOutcome outcome);
+
+// DESIGN.md section 8: what the constraint did, from the committed state.
+struct ConstraintReport {
+  std::string branch = "undecided";  // undecided | content | tools
+  bool complete = false;             // the language may end here
+  bool terminated = false;           // EOS was accepted
+  CacheOutcome cache = CacheOutcome::Built;
+  uint64_t masked_positions = 0;     // positions whose mask was computed (lookahead included)
+  uint64_t mask_bytes_uploaded = 0;  // CPU backend: 0 (the mask is consumed in place)
+  bool timed = false;                // phase_timings requested
+  double prepare_cpu_s = 0;          // constraint preparation (compile or cache lookup, matcher init)
+  double mask_cpu_s = 0;             // mask fill / lookahead / rollback
+  double accept_cpu_s = 0;           // preview / commit / discard
+};
+
+struct Usage {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+};
+
+struct GenerationResult {
+  std::string text;
+  std::vector<int32_t> tokens;
+  FinishReason finish_reason = FinishReason::Stop;
+  Usage usage;
+  uint64_t seed = 0;
+  std::optional<ConstraintReport> constraint;
+  std::optional<RequestErrorKind> error;  // set when finish_reason == Error
+  std::string error_message;
+  double queue_s = 0;    // from enqueue to first batch
+  double total_s = 0;    // from submit to finish
+};
+
+// One published increment: text completed by committed tokens (UTF-8 held back until whole).
+struct StreamEvent {
+  std::string text;
+  std::vector<int32_t> tokens;
+  bool done = false;  // last event; the result is available
+};
+
+class RequestState;
+
+class RequestHandle {
+ public:
+  RequestHandle() = default;
+  explicit RequestHandle(std::shared_ptr<RequestState> state) : state_(std::move(state)) {}
+
+  uint64_t id() const;
+  // Blocks for the next event; returns nullopt after the final event was taken.
+  std::optional<StreamEvent> next();
+  // Blocks until the request finishes.
+  GenerationResult wait();
+  // Asks the worker to stop the request at the next commit boundary (finish reason Cancelled).
+  void cancel();
+  bool valid() const { return state_ != nullptr; }
+
+ private:
+  std::shared_ptr<RequestState> state_;
+};
+
+struct EngineStats {
+  uint64_t steps = 0;
+  uint64_t rows_decoded = 0;
+  uint64_t constrained_rows = 0;
+  uint64_t provider_calls = 0;  // batches that asked for masks
+  uint64_t cache_hits = 0, cache_builds = 0, cache_waits = 0;
+  uint64_t finished = 0, failed = 0, cancelled = 0;
+};
+
+class EngineImpl;
+
+class Engine {
+ public:
+  // Loads the model (generating the default one on first use when options.model is empty) and
+  // starts the worker. Throws std::runtime_error (a model error message) when loading fails.
+  explicit Engine(EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  PreparedPrompt prepare(const PromptInput& input) const;
+  // Prepares the constraint on the calling thread and enqueues. Throws ConstraintError for an
+  // invalid/unsupported constraint and RequestError for the other rejections.
+  RequestHandle submit(PreparedPrompt prompt, RequestOptions options);
+
+  std::string model_description() const;
+  int32_t vocab_size() const;
+  EngineStats stats() const;
+
+ private:
+  std::unique_ptr<EngineImpl> impl_;
+};
+
+}  // namespace ninfer

@@ -1,0 +1,66 @@
+// The public Engine: loads the model (the default generated one when no path is given) and forwards
+// to EngineImpl. Also the names of the public enums.
+#include "ninfer/engine.h"
+
+#include "models/model_error.h"
+#include "models/model_loader.h"
+#include "runtime/engine_impl.h"
+
+namespace ninfer {
+
+Engine::Engine(EngineOptions options) {
+  const std::string path = options.model.empty() ? models::ensure_default_model() : options.model;
+  models::ModelLoadOptions lo;
+  lo.slots = options.max_batch_rows;
+  lo.max_context = options.max_context;
+  lo.threads = options.threads;
+  std::shared_ptr<models::LanguageModel> model = models::load_model(path, lo);
+  impl_ = std::make_unique<EngineImpl>(std::move(model), options);
+}
+
+Engine::~Engine() = default;
+
+PreparedPrompt Engine::prepare(const PromptInput& input) const { return impl_->prepare(input); }
+RequestHandle Engine::submit(PreparedPrompt prompt, RequestOptions options) {
+  return impl_->submit(std::move(prompt), std::move(options));
+}
+std::string Engine::model_description() const { return impl_->model().description(); }
+int32_t Engine::vocab_size() const { return impl_->tokenizer()->vocab_size(); }
+EngineStats Engine::stats() const { return impl_->stats(); }
+
+const char* request_error_kind_name(RequestErrorKind kind) {
+  switch (kind) {
+    case RequestErrorKind::InvalidRequest: return "invalid_request";
+    case RequestErrorKind::PromptTooLong: return "prompt_too_long";
+    case RequestErrorKind::EmptyInitialMask: return "empty_initial_mask";
+    case RequestErrorKind::ConflictingOptions: return "conflicting_options";
+    case RequestErrorKind::Overloaded: return "overloaded";
+    case RequestErrorKind::DeadlineExceeded: return "deadline_exceeded";
+    case RequestErrorKind::ShuttingDown: return "shutting_down";
+    case RequestErrorKind::ConstraintDeadEnd: return "constraint_dead_end";
+    case RequestErrorKind::NonFiniteLogits: return "non_finite_logits";
+    case RequestErrorKind::Internal: return "internal";
+  }
+  return "unknown";
+}
+
+const char* finish_reason_name(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::Stop: return "stop";
+    case FinishReason::Length: return "length";
+    case FinishReason::Cancelled: return "cancelled";
+    case FinishReason::Error: return "error";
+  }
+  return "unknown";
+}
+
+const char* cache_outcome_name(CacheOutcome outcome) {
+  switch (outcome) {
+    case CacheOutcome::Hit: return "hit";
+    case CacheOutcome::Built: return "built";
+    case CacheOutcome::Waited: return "waited";
+  }
+  return "unknown";
+}
+
+}  // namespace ninfer

@@ -1,0 +1,378 @@
+#include "runtime/engine_impl.h"
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "ninfer/constraint_error.h"
+#include "runtime/cpu_clock.h"
+#include "text/constraint_compiler.h"
+
+namespace ninfer {
+
+using runtime::Clock;
+using runtime::Request;
+
+namespace {
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// Mask provider over the batch's sessions, borrowed by Program for one decode call.
+class BatchMaskProvider final : public runtime::MaskProvider {
+ public:
+  explicit BatchMaskProvider(const std::vector<Request*>& rows) : rows_(rows) {}
+  bool row_constrained(int row) const override { return rows_[row]->session->constrained(); }
+  int fill_row(int row, std::span<const int32_t> drafts, const runtime::MaskRowSlice& out) override {
+    return rows_[row]->session->lookahead(drafts, out);
+  }
+
+ private:
+  const std::vector<Request*>& rows_;
+};
+
+void validate_options(const RequestOptions& o) {
+  const auto bad = [](const std::string& m) { return RequestError(RequestErrorKind::InvalidRequest, m); };
+  const SamplingOptions& s = o.sampling;
+  if (o.max_tokens < 1) throw bad("max_tokens must be at least 1");
+  if (!std::isfinite(s.temperature) || s.temperature < 0) throw bad("temperature must be a finite number >= 0");
+  if (s.top_k < 0) throw bad("top_k must be >= 0");
+  if (!(s.top_p > 0 && s.top_p <= 1)) throw bad("top_p must be in (0, 1]");
+  if (!(s.min_p >= 0 && s.min_p <= 1)) throw bad("min_p must be in [0, 1]");
+  if (!std::isfinite(s.presence_penalty) || !std::isfinite(s.frequency_penalty)) throw bad("penalties must be finite");
+  if (o.ignore_eos && o.constraint)
+    throw RequestError(RequestErrorKind::ConflictingOptions, "ignore_eos cannot be combined with an output constraint");
+}
+
+ops::SamplingParams sampling_params(const SamplingOptions& s) {
+  ops::SamplingParams p;
+  p.temperature = s.temperature;
+  p.top_k = s.top_k;
+  p.top_p = s.top_p;
+  p.min_p = s.min_p;
+  p.presence_penalty = s.presence_penalty;
+  p.frequency_penalty = s.frequency_penalty;
+  return p;
+}
+
+}  // namespace
+
+EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options)
+    : model_(std::move(model)), tok_(model_->tokenizer()), options_(options), domain_(tok_) {
+  if (options_.max_batch_rows < 1) throw std::invalid_argument("max_batch_rows must be at least 1");
+  if (options_.max_batch_rows > model_->slot_count())
+    throw std::invalid_argument("max_batch_rows exceeds the model's sequence slots");
+  max_context_ = std::min(options_.max_context, model_->max_context());
+  runtime::ProgramOptions po;
+  po.max_rows = options_.max_batch_rows;
+  po.max_draft_tokens = options_.max_draft_tokens;
+  po.domain_size = tok_->vocab_size();
+  program_ = std::make_unique<runtime::Program>(*model_, po);
+  for (int s = options_.max_batch_rows - 1; s >= 0; --s) free_slots_.push_back(s);
+  active_.reserve(options_.max_batch_rows);
+  worker_ = std::thread([this] { run(); });
+}
+
+EngineImpl::~EngineImpl() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+grammar::CompileCache& EngineImpl::cache() {
+  std::call_once(cache_once_, [this] {
+    cache_ = std::make_unique<grammar::CompileCache>(domain_.get(), options_.grammar_cache_bytes);
+  });
+  return *cache_;
+}
+
+PreparedPrompt EngineImpl::prepare(const PromptInput& input) const {
+  PreparedPrompt p;
+  if (!input.tokens.empty()) {
+    for (int32_t t : input.tokens)
+      if (t < 0 || t >= tok_->vocab_size())
+        throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
+    p.tokens = input.tokens;
+    p.rendered = tok_->decode(p.tokens);
+    return p;
+  }
+  if (input.chat) {
+    // Plain ChatML until the Qwen frontend (chat template, thinking) arrives.
+    if (!input.system.empty()) p.rendered += "<|im_start|>system\n" + input.system + "<|im_end|>\n";
+    p.rendered += "<|im_start|>user\n" + input.text + "<|im_end|>\n<|im_start|>assistant\n";
+  } else {
+    p.rendered = input.text;
+  }
+  if (p.rendered.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
+  p.tokens = tok_->encode(p.rendered);
+  return p;
+}
+
+RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) {
+  const Clock::time_point submitted = Clock::now();
+  validate_options(options);
+  if (prompt.tokens.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
+  for (int32_t t : prompt.tokens)
+    if (t < 0 || t >= tok_->vocab_size())
+      throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
+  if (static_cast<int>(prompt.tokens.size()) + 1 > max_context_)
+    throw RequestError(RequestErrorKind::PromptTooLong, "prompt of " + std::to_string(prompt.tokens.size()) +
+                                                            " tokens leaves no room in a context of " +
+                                                            std::to_string(max_context_));
+
+  // Outstanding-slot reservation, released on every failure below.
+  if (outstanding_.fetch_add(1) >= options_.max_outstanding) {
+    outstanding_.fetch_sub(1);
+    throw RequestError(RequestErrorKind::Overloaded, "too many outstanding requests");
+  }
+  try {
+    auto req = std::make_unique<Request>();
+    req->prompt = std::move(prompt.tokens);
+    req->submitted = submitted;
+    req->seed = options.sampling.seed ? *options.sampling.seed : std::random_device{}() * 0x100000001ull;
+    if (options.constraint) {
+      // Constraint preparation on the calling thread, outside the worker and every queue lock.
+      const double cpu0 = runtime::thread_cpu_seconds();
+      text::CompiledConstraint cc = text::compile_constraint(*options.constraint, domain_.get(), &cache());
+      CacheOutcome outcome = cc.source == grammar::CompileCache::Source::Hit      ? CacheOutcome::Hit
+                             : cc.source == grammar::CompileCache::Source::Waited ? CacheOutcome::Waited
+                                                                                  : CacheOutcome::Built;
+      req->session = std::make_unique<runtime::OutputSession>(tok_, std::move(cc.grammar), outcome, options.phase_timings);
+      if (!req->session->initial_mask_nonempty())
+        throw RequestError(RequestErrorKind::EmptyInitialMask, "the constraint allows no token at the first position");
+      if (options.phase_timings) req->session->add_prepare_cpu(runtime::thread_cpu_seconds() - cpu0);
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      (outcome == CacheOutcome::Hit ? stats_.cache_hits : outcome == CacheOutcome::Waited ? stats_.cache_waits
+                                                                                          : stats_.cache_builds)++;
+    } else {
+      req->session = std::make_unique<runtime::OutputSession>(tok_, options.ignore_eos);
+    }
+    req->options = std::move(options);
+    req->state = std::make_shared<RequestState>(next_id_.fetch_add(1));
+    RequestHandle handle(req->state);
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      // The pending deadline runs from submit: a slow compile does not extend it.
+      if (req->options.pending_deadline && Clock::now() - submitted > *req->options.pending_deadline)
+        throw RequestError(RequestErrorKind::DeadlineExceeded, "pending deadline passed during preparation");
+      if (stopping_) throw RequestError(RequestErrorKind::ShuttingDown, "the engine is shutting down");
+      req->enqueued = Clock::now();
+      waiting_.push_back(std::move(req));
+    }
+    queue_cv_.notify_one();
+    return handle;
+  } catch (...) {
+    outstanding_.fetch_sub(1);
+    throw;
+  }
+}
+
+void EngineImpl::hold_admission(bool hold) {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    held_ = hold;
+  }
+  queue_cv_.notify_all();
+}
+
+EngineStats EngineImpl::stats() const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_;
+}
+
+void EngineImpl::run() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      if (active_.empty())
+        queue_cv_.wait_for(lock, std::chrono::milliseconds(20),
+                           [&] { return stopping_ || (!held_ && !waiting_.empty()); });
+      if (stopping_) break;
+    }
+    try {
+      admit();
+      if (!active_.empty()) step();
+    } catch (const std::exception& e) {
+      // An integrity failure of the execution itself: fail the batch, keep the engine alive.
+      program_->abort();
+      for (auto& r : active_)
+        if (r) finish(r, FinishReason::Error, RequestErrorKind::Internal, e.what());
+      active_.clear();
+    }
+  }
+  // Shutdown: everything still queued or running ends with ShuttingDown.
+  std::deque<std::unique_ptr<Request>> rest;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    rest.swap(waiting_);
+  }
+  for (auto& r : active_)
+    if (r) finish(r, FinishReason::Error, RequestErrorKind::ShuttingDown, "the engine shut down");
+  for (auto& r : rest) finish(r, FinishReason::Error, RequestErrorKind::ShuttingDown, "the engine shut down");
+}
+
+void EngineImpl::admit() {
+  std::vector<std::unique_ptr<Request>> expired;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    const Clock::time_point now = Clock::now();
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      Request& r = **it;
+      const bool late = r.options.pending_deadline && now - r.submitted > *r.options.pending_deadline;
+      if (late || r.state->cancelled()) {
+        expired.push_back(std::move(*it));
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    while (!held_ && !free_slots_.empty() && !waiting_.empty()) {
+      std::unique_ptr<Request> r = std::move(waiting_.front());
+      waiting_.pop_front();
+      r->slot = free_slots_.back();
+      free_slots_.pop_back();
+      r->started = now;
+      active_.push_back(std::move(r));
+    }
+  }
+  for (auto& r : expired) {
+    if (r->state->cancelled())
+      finish(r, FinishReason::Cancelled);
+    else
+      finish(r, FinishReason::Error, RequestErrorKind::DeadlineExceeded, "pending deadline passed before a batch row was free");
+  }
+  for (auto& r : active_)
+    if (!r->prefilled && model_->slot_length(r->slot) != 0) model_->truncate_slot(r->slot, 0);
+}
+
+void EngineImpl::step() {
+  // Cancellation takes effect at the commit boundary before the next batch.
+  for (auto& r : active_)
+    if (r->state->cancelled()) finish(r, FinishReason::Cancelled);
+  std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
+  if (active_.empty()) return;
+
+  std::vector<Request*> rows;
+  std::vector<runtime::BatchRow> batch;
+  rows.reserve(active_.size());
+  batch.reserve(active_.size());
+  bool any_constrained = false;
+  for (auto& r : active_) {
+    rows.push_back(r.get());
+    runtime::BatchRow b;
+    b.slot = r->slot;
+    b.input = r->prefilled ? std::span<const int32_t>(&r->generated.back(), 1) : std::span<const int32_t>(r->prompt);
+    b.params = sampling_params(r->options.sampling);
+    b.penalties = r->penalties;
+    b.seed = r->seed;
+    b.position = r->generated.size();
+    batch.push_back(b);
+    any_constrained |= r->session->constrained();
+  }
+  BatchMaskProvider provider(rows);
+  runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
+
+  // Preview every row's produced prefix; a failed preview restores all previews and aborts the batch.
+  std::vector<int> accepted(rows.size(), 0);
+  std::vector<runtime::PreviewOutcome> outcomes(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const runtime::RowResult& rr = pending.rows[i];
+    if (rr.kind != runtime::RowResultKind::Produced) continue;
+    const int budget = rows[i]->options.max_tokens - static_cast<int>(rows[i]->generated.size());
+    outcomes[i] = rows[i]->session->preview(rr.tokens, budget);
+    if (!outcomes[i].ok) {
+      for (size_t j = 0; j < i; ++j) rows[j]->session->discard();
+      program_->abort();
+      finish(active_[i], FinishReason::Error, RequestErrorKind::Internal,
+             "a sampled token was refused by the request's matcher (integrity failure)");
+      std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
+      return;
+    }
+    accepted[i] = outcomes[i].accepted;
+  }
+  program_->commit(accepted);
+
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    ++stats_.steps;
+    stats_.rows_decoded += rows.size();
+    if (any_constrained) ++stats_.provider_calls;
+    for (Request* r : rows) stats_.constrained_rows += r->session->constrained();
+  }
+
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Request& r = *rows[i];
+    const runtime::RowResult& rr = pending.rows[i];
+    if (rr.kind == runtime::RowResultKind::ConstraintDeadEnd) {
+      finish(active_[i], FinishReason::Error, RequestErrorKind::ConstraintDeadEnd,
+             "generation reached a grammar state with no legal token");
+      continue;
+    }
+    if (rr.kind == runtime::RowResultKind::NonFiniteLogits) {
+      finish(active_[i], FinishReason::Error, RequestErrorKind::NonFiniteLogits, "the model produced a non-finite logit");
+      continue;
+    }
+    r.session->commit();
+    r.prefilled = true;
+    StreamEvent ev;
+    for (int k = 0; k < accepted[i]; ++k) {
+      r.generated.push_back(rr.tokens[k]);
+      r.count_token(rr.tokens[k]);
+      ev.tokens.push_back(rr.tokens[k]);
+    }
+    ev.text = r.session->take_published();
+    r.text += ev.text;
+    if (!ev.tokens.empty()) r.state->publish(std::move(ev));
+    if (outcomes[i].eos) {
+      finish(active_[i], FinishReason::Stop);
+    } else if (static_cast<int>(r.generated.size()) >= r.options.max_tokens ||
+               model_->slot_length(r.slot) + 1 > max_context_) {
+      finish(active_[i], FinishReason::Length);
+    }
+  }
+  std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
+}
+
+void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std::optional<RequestErrorKind> error,
+                        std::string message) {
+  Request& r = *req;
+  const Clock::time_point now = Clock::now();
+  GenerationResult res;
+  if (r.session) {
+    if (r.session->preview_open()) r.session->discard();
+    const std::string tail = r.session->finish_text();
+    if (!tail.empty()) {
+      r.text += tail;
+      r.state->publish(StreamEvent{tail, {}, false});
+    }
+    if (r.session->constrained()) res.constraint = r.session->report();
+  }
+  res.text = std::move(r.text);
+  res.tokens = std::move(r.generated);
+  res.finish_reason = reason;
+  res.usage.prompt_tokens = static_cast<int>(r.prompt.size());
+  res.usage.completion_tokens = static_cast<int>(res.tokens.size());
+  res.seed = r.seed;
+  res.error = error;
+  res.error_message = std::move(message);
+  if (r.started != Clock::time_point{}) res.queue_s = seconds_between(r.enqueued, r.started);
+  res.total_s = seconds_between(r.submitted, now);
+  if (r.slot >= 0) {
+    model_->truncate_slot(r.slot, 0);  // zero-accept release of the row
+    free_slots_.push_back(r.slot);
+    r.slot = -1;
+  }
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    ++stats_.finished;
+    if (reason == FinishReason::Error) ++stats_.failed;
+    if (reason == FinishReason::Cancelled) ++stats_.cancelled;
+  }
+  outstanding_.fetch_sub(1);
+  r.state->finish(std::move(res));
+  req.reset();
+}
+
+}  // namespace ninfer

@@ -1,0 +1,75 @@
+// The Engine's machinery, constructed over any LanguageModel (the public Engine loads one from a
+// path; tests inject small models). One worker thread owns every active request's matcher and runs
+// continuous batches: admit -> decode (Program + mask provider) -> preview -> commit -> publish.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "grammar/compile_cache.h"
+#include "models/language_model.h"
+#include "ninfer/engine.h"
+#include "runtime/program.h"
+#include "runtime/request.h"
+#include "tokenizer/token_domain_source.h"
+
+namespace ninfer {
+
+class EngineImpl {
+ public:
+  EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options);
+  ~EngineImpl();
+
+  PreparedPrompt prepare(const PromptInput& input) const;
+  RequestHandle submit(PreparedPrompt prompt, RequestOptions options);
+  EngineStats stats() const;
+  // While held, queued requests wait (deadlines and cancellations still apply): used to drain the
+  // engine and by tests to make several requests join one batch.
+  void hold_admission(bool hold);
+  models::LanguageModel& model() { return *model_; }
+  const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer() const { return tok_; }
+
+ private:
+  std::shared_ptr<models::LanguageModel> model_;
+  std::shared_ptr<const tokenizer::Tokenizer> tok_;
+  EngineOptions options_;
+  int max_context_ = 0;
+
+  // Constraint preparation (submitting threads): token domain and compile cache built on first use.
+  tokenizer::LazyTokenDomain domain_;
+  std::once_flag cache_once_;
+  std::unique_ptr<grammar::CompileCache> cache_;
+  grammar::CompileCache& cache();
+
+  std::atomic<int> outstanding_{0};
+  std::atomic<uint64_t> next_id_{1};
+
+  // Queue: submit pushes, the worker pops. Never held while compiling or decoding.
+  mutable std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<runtime::Request>> waiting_;
+  bool stopping_ = false;
+  bool held_ = false;
+
+  // Worker-owned.
+  std::unique_ptr<runtime::Program> program_;
+  std::vector<std::unique_ptr<runtime::Request>> active_;
+  std::vector<int> free_slots_;
+  std::thread worker_;
+
+  mutable std::mutex stats_mu_;
+  EngineStats stats_;
+
+  void run();
+  void admit();
+  void step();
+  void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
+              std::string message = {});
+};
+
+}  // namespace ninfer

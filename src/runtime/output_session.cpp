@@ -1,0 +1,155 @@
+#include "runtime/output_session.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/cpu_clock.h"
+
+namespace ninfer::runtime {
+namespace {
+
+bool any_bit(const uint32_t* words, int n) {
+  for (int i = 0; i < n; ++i)
+    if (words[i]) return true;
+  return false;
+}
+
+}  // namespace
+
+OutputSession::OutputSession(std::shared_ptr<const tokenizer::Tokenizer> tok, bool ignore_eos)
+    : tok_(std::move(tok)), eos_ids_(tok_->eos_ids()), ignore_eos_(ignore_eos) {}
+
+OutputSession::OutputSession(std::shared_ptr<const tokenizer::Tokenizer> tok,
+                             std::shared_ptr<const grammar::CompiledGrammar> grammar, CacheOutcome cache, bool timed)
+    : tok_(std::move(tok)), eos_ids_(grammar->domain().eos_ids()) {
+  matcher_ = std::make_unique<grammar::Matcher>(std::move(grammar));
+  report_.cache = cache;
+  report_.timed = timed;
+}
+
+bool OutputSession::is_eos(int32_t id) const {
+  return std::find(eos_ids_.begin(), eos_ids_.end(), id) != eos_ids_.end();
+}
+
+int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice& out) {
+  if (!matcher_) throw std::logic_error("lookahead on an unconstrained session");
+  if (preview_open_) throw std::logic_error("lookahead while a preview is open");
+  if (static_cast<int>(drafts.size()) + 1 > out.max_positions) throw std::invalid_argument("more drafts than K");
+  CpuSpan span(timing(&ConstraintReport::mask_cpu_s));
+  const int words = matcher_->mask_words();
+  const int extent = static_cast<int>(drafts.size()) + 1;
+  const auto mark = matcher_->mark();
+  int i = 0;
+  for (; i < extent; ++i) {
+    uint32_t* w = out.position_words(i);
+    matcher_->fill_mask(w);
+    ++report_.masked_positions;
+    if (!any_bit(w, words)) {
+      out.states[i] = PositionState::DeadEnd;
+      ++i;
+      break;
+    }
+    out.states[i] = PositionState::Ready;
+    if (i == extent - 1) {
+      ++i;
+      break;  // the bonus position: nothing further to accept
+    }
+    const int32_t d = drafts[i];
+    const bool legal = d >= 0 && d < words * 32 && (w[d >> 5] >> (d & 31) & 1u);
+    if (!legal || !matcher_->accept_token(d) || matcher_->terminated()) {
+      ++i;
+      break;  // illegal proposal or EOS: later positions are unreachable
+    }
+  }
+  for (; i < extent; ++i) {
+    std::memset(out.position_words(i), 0, sizeof(uint32_t) * words);  // safe placeholder
+    out.states[i] = PositionState::Unreachable;
+  }
+  matcher_->rollback(mark);
+  return extent;
+}
+
+bool OutputSession::initial_mask_nonempty() {
+  if (!matcher_) return true;
+  std::vector<uint32_t> w(matcher_->mask_words());
+  matcher_->fill_mask(w.data());
+  return any_bit(w.data(), static_cast<int>(w.size()));
+}
+
+PreviewOutcome OutputSession::preview(std::span<const int32_t> produced, int budget_left) {
+  if (preview_open_) throw std::logic_error("preview while another preview is open");
+  PreviewOutcome r;
+  int n = std::min<int>(static_cast<int>(produced.size()), std::max(budget_left, 0));
+  for (int i = 0; i < n; ++i)
+    if (is_eos(produced[i]) && (matcher_ || !ignore_eos_)) {
+      n = i + 1;  // nothing after EOS commits
+      r.eos = true;
+      break;
+    }
+  if (matcher_) {
+    CpuSpan span(timing(&ConstraintReport::accept_cpu_s));
+    if (!matcher_->preview(produced.first(n))) {
+      r.ok = false;
+      return r;
+    }
+  }
+  // Decoder preview: special tokens (EOS, control) publish no text.
+  Utf8StreamDecoder d;
+  d.set_held(decoder_.held());
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    const int32_t t = produced[i];
+    if (t < 0 || t >= tok_->vocab_size() || tok_->token_kind(t) != tokenizer::TokenKind::Normal) continue;
+    text += d.push(tok_->token_bytes(t));
+  }
+  preview_held_ = d.held();
+  preview_text_ = text;
+  preview_branch_content_ = !text.empty() || !preview_held_.empty();
+  preview_open_ = true;
+  r.accepted = n;
+  r.text = std::move(text);
+  return r;
+}
+
+void OutputSession::commit() {
+  if (!preview_open_) return;
+  if (matcher_) matcher_->commit();
+  decoder_.set_held(std::move(preview_held_));
+  published_ += preview_text_;
+  if (preview_branch_content_) report_.branch = "content";
+  preview_text_.clear();
+  preview_open_ = false;
+}
+
+void OutputSession::discard() {
+  if (!preview_open_) return;
+  CpuSpan span(timing(&ConstraintReport::accept_cpu_s));
+  if (matcher_) matcher_->discard();
+  preview_held_.clear();
+  preview_text_.clear();
+  preview_open_ = false;
+}
+
+std::string OutputSession::take_published() {
+  std::string out;
+  out.swap(published_);
+  return out;
+}
+
+std::string OutputSession::finish_text() {
+  std::string out = take_published();
+  out += decoder_.flush();
+  return out;
+}
+
+ConstraintReport OutputSession::report() const {
+  ConstraintReport r = report_;
+  if (matcher_) {
+    r.terminated = matcher_->terminated();
+    r.complete = r.terminated || matcher_->can_end();
+  }
+  return r;
+}
+
+}  // namespace ninfer::runtime

@@ -1,0 +1,79 @@
+// A request's output state: the grammar matcher (when constrained), the incremental UTF-8 decoder and
+// the constraint counters. Owned by the request; only the Engine worker advances it after submit.
+//
+// Transactions (the seed's table): mask lookahead accepts drafts tentatively and always rolls back;
+// preview accepts the produced prefix and previews decoder/EOS/budget, becoming real only at commit
+// (after Program has committed the same prefix); discard returns to the mark. Preview and lookahead
+// are mutually exclusive. Everything that can fail happens in preview; commit only confirms.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "grammar/matcher.h"
+#include "ninfer/engine.h"
+#include "runtime/contract/mask_contract.h"
+#include "runtime/utf8_stream_decoder.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ninfer::runtime {
+
+struct PreviewOutcome {
+  bool ok = true;          // false: a produced token is illegal (an integrity failure, never a user error)
+  int accepted = 0;        // produced tokens that will commit (stops after EOS and at the budget)
+  bool eos = false;        // the accepted prefix ends with an EOS token that finishes the request
+  std::string text;        // text the accepted prefix completes
+};
+
+class OutputSession {
+ public:
+  // Unconstrained: no matcher, no token-domain work.
+  OutputSession(std::shared_ptr<const tokenizer::Tokenizer> tok, bool ignore_eos);
+  // Constrained: a fresh matcher over a shared compiled grammar.
+  OutputSession(std::shared_ptr<const tokenizer::Tokenizer> tok, std::shared_ptr<const grammar::CompiledGrammar> grammar,
+                CacheOutcome cache, bool timed);
+
+  bool constrained() const { return matcher_ != nullptr; }
+  int32_t mask_words() const { return matcher_ ? matcher_->mask_words() : 0; }
+
+  // Fills the row slice along the draft chain (DESIGN.md section 7 lookahead) and rolls back.
+  // Returns the extent written (drafts.size() + 1).
+  int lookahead(std::span<const int32_t> drafts, const MaskRowSlice& out);
+  // Mask of the committed frontier only; false when it is empty.
+  bool initial_mask_nonempty();
+
+  PreviewOutcome preview(std::span<const int32_t> produced, int budget_left);
+  void commit();
+  void discard();
+  bool preview_open() const { return preview_open_; }
+
+  // Text published by commits and not yet taken.
+  std::string take_published();
+  // Final flush (held incomplete UTF-8 becomes U+FFFD).
+  std::string finish_text();
+
+  ConstraintReport report() const;
+  void add_prepare_cpu(double s) { report_.prepare_cpu_s += s; }
+
+ private:
+  std::shared_ptr<const tokenizer::Tokenizer> tok_;
+  std::unique_ptr<grammar::Matcher> matcher_;
+  std::vector<int32_t> eos_ids_;
+  bool ignore_eos_ = false;
+  Utf8StreamDecoder decoder_;
+  std::string published_;
+  // Preview state, confirmed by commit.
+  bool preview_open_ = false;
+  std::string preview_held_;
+  std::string preview_text_;
+  bool preview_branch_content_ = false;
+  ConstraintReport report_;
+
+  bool is_eos(int32_t id) const;
+  double* timing(double ConstraintReport::*field) { return report_.timed ? &(report_.*field) : nullptr; }
+};
+
+}  // namespace ninfer::runtime

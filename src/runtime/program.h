@@ -1,0 +1,84 @@
+// Program: owns the execution buffers of one model (logits, masks, row descriptors — all sized at
+// start from max B, K and V, nothing allocated per step), runs a batch through the model and the
+// sampling ops, and returns a PendingBatch that the Engine previews and then commits or aborts.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/language_model.h"
+#include "ops/sampling.h"
+#include "runtime/contract/mask_contract.h"
+
+namespace ninfer::runtime {
+
+struct ProgramOptions {
+  int max_rows = 8;          // B
+  int max_draft_tokens = 0;  // K
+  int32_t domain_size = 0;   // V: the token domain (tokenizer ids), not the logits width
+};
+
+struct BatchRow {
+  int slot = 0;
+  std::span<const int32_t> input;  // tokens appended to the slot this step (prompt, or the last committed token)
+  ops::SamplingParams params;
+  std::span<const ops::TokenCount> penalties;
+  uint64_t seed = 0;
+  uint64_t position = 0;  // logical output position of the token sampled this step (RNG key)
+};
+
+enum class RowResultKind {
+  Produced,           // tokens holds the produced prefix (one token without drafts)
+  ConstraintDeadEnd,  // the verified position has no legal token: commits zero tokens, fails alone
+  NonFiniteLogits,    // a legal token's logit is NaN/inf: commits zero tokens, fails alone
+};
+
+struct RowResult {
+  RowResultKind kind = RowResultKind::Produced;
+  std::vector<int32_t> tokens;  // capacity K+1, reserved at start
+  int extent = 0;               // mask positions written for this row (0 = unconstrained)
+};
+
+// The result of one decode call, consumed by exactly one commit() or abort().
+struct PendingBatch {
+  std::vector<RowResult> rows;  // capacity B, reserved at start
+  int size = 0;
+  bool open = false;
+};
+
+class Program {
+ public:
+  Program(models::LanguageModel& model, ProgramOptions options);
+
+  const MaskLayout& mask_layout() const { return layout_; }
+
+  // Runs the rows' forward pass, asks `provider` for the masks of constrained rows (a batch with no
+  // constrained row passes nullptr and no mask is touched), samples every row, and returns the
+  // pending result. Throws std::invalid_argument for more rows than B or an open PendingBatch.
+  PendingBatch& decode(std::span<const BatchRow> rows, MaskProvider* provider);
+
+  // Commits `accepted[i]` produced tokens of row i (the Engine's preview decides; 0 for a failed
+  // row, whose slot is released).
+  void commit(std::span<const int> accepted);
+  // Undoes the pending batch: every slot returns to its length before decode().
+  void abort();
+
+  uint64_t provider_calls() const { return provider_calls_; }
+
+ private:
+  models::LanguageModel& model_;
+  ProgramOptions options_;
+  MaskLayout layout_;
+  std::vector<uint32_t> mask_words_;
+  std::vector<PositionState> mask_states_;
+  std::vector<RowMaskDescriptor> descriptors_;
+  std::vector<float> logits_;
+  std::vector<models::ForwardRow> forward_rows_;
+  std::vector<int> slots_;
+  std::vector<int> lengths_before_;
+  PendingBatch pending_;
+  uint64_t provider_calls_ = 0;
+};
+
+}  // namespace ninfer::runtime

@@ -1,0 +1,76 @@
+// A request inside the engine: the handle-visible state (events, result, cancellation) shared with
+// the caller, and the worker-owned execution state (session, slot, generated tokens).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ninfer/engine.h"
+#include "ops/sampling.h"
+#include "runtime/output_session.h"
+
+namespace ninfer {
+
+// Shared between the caller's RequestHandle and the Engine worker.
+class RequestState {
+ public:
+  explicit RequestState(uint64_t id) : id_(id) {}
+  uint64_t id() const { return id_; }
+
+  void publish(StreamEvent event);
+  void finish(GenerationResult result);  // publishes the final event
+  std::optional<StreamEvent> next();
+  GenerationResult wait();
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  uint64_t id_;
+  std::atomic<bool> cancelled_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<StreamEvent> events_;
+  bool done_ = false;
+  bool final_taken_ = false;
+  GenerationResult result_;
+};
+
+namespace runtime {
+
+using Clock = std::chrono::steady_clock;
+
+struct Request {
+  std::shared_ptr<RequestState> state;
+  std::vector<int32_t> prompt;
+  RequestOptions options;
+  uint64_t seed = 0;
+  std::unique_ptr<OutputSession> session;
+  Clock::time_point submitted;
+  Clock::time_point enqueued;
+  Clock::time_point started;
+
+  // Worker-owned execution state.
+  int slot = -1;
+  bool prefilled = false;
+  std::vector<int32_t> generated;
+  std::string text;
+  std::vector<ops::TokenCount> penalties;
+  std::unordered_map<int32_t, size_t> penalty_index;
+
+  void count_token(int32_t t) {
+    auto [it, inserted] = penalty_index.try_emplace(t, penalties.size());
+    if (inserted)
+      penalties.push_back({t, 1});
+    else
+      ++penalties[it->second].count;
+  }
+};
+
+}  // namespace runtime
+}  // namespace ninfer

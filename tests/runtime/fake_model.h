@@ -1,0 +1,80 @@
+// A deterministic stand-in LanguageModel for runtime tests: the real Qwen3 tokenizer, logits that
+// are a pure function of (last token, position) — wider than the token domain, like a padded
+// lm_head — and exact slot bookkeeping, so engine behaviour can be checked without weights.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "models/language_model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ninfer::testing {
+
+class FakeModel final : public models::LanguageModel {
+ public:
+  FakeModel(std::shared_ptr<const tokenizer::Tokenizer> tok, int slots, int max_context, int padding = 7)
+      : tok_(std::move(tok)), width_(tok_->vocab_size() + padding), max_context_(max_context), slots_(slots) {}
+
+  int32_t vocab_size() const override { return width_; }
+  int max_context() const override { return max_context_; }
+  int slot_count() const override { return static_cast<int>(slots_.size()); }
+  std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const override { return tok_; }
+  std::string description() const override { return "fake"; }
+  int slot_length(int slot) const override { return static_cast<int>(slots_.at(slot).size()); }
+  void truncate_slot(int slot, int length) override {
+    auto& s = slots_.at(slot);
+    if (length < static_cast<int>(s.size())) s.resize(length);
+  }
+
+  void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
+    size_t out = 0;
+    ++forward_calls;
+    for (const models::ForwardRow& r : rows) {
+      if (r.slot < 0 || r.slot >= slot_count()) throw std::invalid_argument("bad slot");
+      if (r.tokens.empty()) throw std::invalid_argument("empty row");
+      auto& s = slots_[r.slot];
+      if (s.size() + r.tokens.size() > size_t(max_context_)) throw std::invalid_argument("past max_context");
+      for (size_t i = 0; i < r.tokens.size(); ++i) {
+        s.push_back(r.tokens[i]);
+        if (i + r.logits_count >= r.tokens.size()) {
+          if ((out + 1) * width_ > logits.size()) throw std::invalid_argument("logits buffer too small");
+          fill(s.back(), s.size(), logits.subspan(out * width_, width_));
+          ++out;
+        }
+      }
+    }
+  }
+
+  // Overridable per-test: NaN for one slot, a favoured token, ...
+  float nan_at_position = -1;
+  int forward_calls = 0;
+
+ private:
+  std::shared_ptr<const tokenizer::Tokenizer> tok_;
+  int32_t width_;
+  int max_context_;
+  std::vector<std::vector<int32_t>> slots_;
+
+  static uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+  }
+  void fill(int32_t last, size_t position, std::span<float> out) const {
+    const uint64_t base = mix(uint64_t(last) * 1000003ull + position);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const uint64_t h = mix(base ^ (i * 0x9e3779b97f4a7c15ull));
+      out[i] = static_cast<float>((h >> 11) * 0x1.0p-53 * 6.0 - 3.0);
+    }
+    if (nan_at_position >= 0 && position == size_t(nan_at_position))
+      for (float& v : out) v = std::nanf("");
+  }
+};
+
+}  // namespace ninfer::testing
