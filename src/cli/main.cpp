@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_decode_command.h"
+#include "cli/generate_command.h"
 #include "cli/grammar_commands.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +12,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int status = 0;
   ninfer::cli::register_grammar_commands(app, status);
+  ninfer::cli::register_generate_command(app, status);
+  ninfer::cli::register_bench_commands(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,213 @@
+#include "cli/bench_decode_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cli/constraint_flags.h"
+#include "cli/latency_stats.h"
+#include "cli/result_json.h"
+#include "ninfer/engine.h"
+
+namespace ninfer::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchArgs {
+  std::string model;
+  int batch = 1;
+  int tokens = 64;
+  int repeats = 3;
+  int threads = 0;
+  std::string prompt = "Here is the requested JSON document:\n";
+  ConstraintArgs constraint;
+  uint64_t seed = 1;
+  float temperature = 1.0f;
+};
+
+// One round: B client threads keep one request each in flight until each has N tokens.
+struct Round {
+  double wall_s = 0;
+  uint64_t tokens = 0;
+  std::vector<double> itl_ms;                   // gaps between consecutive token events of a request
+  std::vector<double> constraint_cpu_ms_per_token;  // per request: (mask + accept) CPU / tokens
+  std::vector<double> prepare_cpu_ms;           // per request
+  int requests = 0, complete = 0, errors = 0;
+};
+
+Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a, const std::optional<OutputConstraint>& c,
+                uint64_t round_seed) {
+  Round round;
+  std::mutex mu;
+  const auto t0 = Clock::now();
+  std::vector<std::thread> clients;
+  for (int row = 0; row < a.batch; ++row) {
+    clients.emplace_back([&, row] {
+      int left = a.tokens;
+      uint64_t n = 0;
+      Round local;
+      while (left > 0) {
+        RequestOptions ro;
+        ro.max_tokens = left;
+        ro.sampling.seed = round_seed * 1000003ull + uint64_t(row) * 7919ull + n++;
+        ro.sampling.temperature = a.temperature;
+        ro.phase_timings = true;
+        if (c)
+          ro.constraint = *c;
+        else
+          ro.ignore_eos = true;
+        RequestHandle h = engine.submit(prompt, ro);
+        std::optional<Clock::time_point> last;
+        while (auto ev = h.next()) {
+          if (ev->done) break;
+          if (ev->tokens.empty()) continue;
+          const auto now = Clock::now();
+          if (last) local.itl_ms.push_back(std::chrono::duration<double, std::milli>(now - *last).count());
+          last = now;
+        }
+        const GenerationResult r = h.wait();
+        ++local.requests;
+        local.tokens += r.usage.completion_tokens;
+        if (r.constraint) {
+          local.complete += r.constraint->complete;
+          if (r.usage.completion_tokens > 0)
+            local.constraint_cpu_ms_per_token.push_back(1e3 * (r.constraint->mask_cpu_s + r.constraint->accept_cpu_s) /
+                                                        r.usage.completion_tokens);
+          local.prepare_cpu_ms.push_back(1e3 * r.constraint->prepare_cpu_s);
+        }
+        if (r.finish_reason == FinishReason::Error || r.usage.completion_tokens == 0) {
+          ++local.errors;
+          break;
+        }
+        left -= r.usage.completion_tokens;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      round.tokens += local.tokens;
+      round.requests += local.requests;
+      round.complete += local.complete;
+      round.errors += local.errors;
+      round.itl_ms.insert(round.itl_ms.end(), local.itl_ms.begin(), local.itl_ms.end());
+      round.constraint_cpu_ms_per_token.insert(round.constraint_cpu_ms_per_token.end(),
+                                               local.constraint_cpu_ms_per_token.begin(),
+                                               local.constraint_cpu_ms_per_token.end());
+      round.prepare_cpu_ms.insert(round.prepare_cpu_ms.end(), local.prepare_cpu_ms.begin(), local.prepare_cpu_ms.end());
+    });
+  }
+  for (auto& t : clients) t.join();
+  round.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return round;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return percentile(v, 50);
+}
+
+nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const BenchArgs& a) {
+  std::vector<double> ms_per_step, tps, itl_p50, itl_p90, cpu_p50;
+  std::vector<double> all_cpu, all_prepare;
+  int requests = 0, complete = 0, errors = 0;
+  for (const Round& r : rounds) {
+    std::vector<double> itl = r.itl_ms;
+    std::sort(itl.begin(), itl.end());
+    itl_p50.push_back(percentile(itl, 50));
+    itl_p90.push_back(percentile(itl, 90));
+    tps.push_back(r.tokens / r.wall_s);
+    ms_per_step.push_back(1e3 * r.wall_s * a.batch / std::max<double>(1.0, double(r.tokens)));
+    if (!r.constraint_cpu_ms_per_token.empty()) cpu_p50.push_back(median(r.constraint_cpu_ms_per_token));
+    all_cpu.insert(all_cpu.end(), r.constraint_cpu_ms_per_token.begin(), r.constraint_cpu_ms_per_token.end());
+    all_prepare.insert(all_prepare.end(), r.prepare_cpu_ms.begin(), r.prepare_cpu_ms.end());
+    requests += r.requests, complete += r.complete, errors += r.errors;
+  }
+  nlohmann::ordered_json j;
+  j["ms_per_token"] = median(itl_p50);  // median over rounds of the per-round median inter-token latency
+  j["itl_ms_p90"] = median(itl_p90);
+  j["wall_ms_per_step"] = median(ms_per_step);
+  j["tokens_per_s"] = median(tps);
+  j["requests"] = requests;
+  j["errors"] = errors;
+  if (!all_cpu.empty()) {
+    j["complete"] = complete;
+    j["constraint_cpu_ms_per_token_p50"] = median(cpu_p50);
+    j["constraint_cpu_ms_per_token"] = summarize(all_cpu);
+    j["prepare_cpu_ms"] = summarize(all_prepare);
+  }
+  return j;
+}
+
+int run_bench(const BenchArgs& a) {
+  try {
+    std::optional<OutputConstraint> c;
+    if (!a.constraint.grammar_file.empty() || !a.constraint.json_schema_file.empty() || a.constraint.json_object ||
+        a.constraint.has_regex || !a.constraint.choices.empty())
+      c = build_constraint(a.constraint);
+    else
+      c = OutputConstraint::json_object();
+    EngineOptions eo;
+    eo.model = a.model;
+    eo.max_batch_rows = a.batch;
+    eo.threads = a.threads;
+    eo.max_context = 4096;
+    Engine engine(eo);
+    PromptInput in;
+    in.text = a.prompt;
+    const PreparedPrompt prompt = engine.prepare(in);
+    if (static_cast<int>(prompt.tokens.size()) + a.tokens + 1 > eo.max_context)
+      throw std::invalid_argument("--tokens too large for a 4096-position context");
+
+    // Warm-up: page the weights in, compile the constraint once (later requests hit the cache).
+    BenchArgs warm = a;
+    warm.tokens = std::min(a.tokens, 4);
+    run_round(engine, prompt, warm, std::nullopt, 0);
+    run_round(engine, prompt, warm, c, 0);
+
+    std::vector<Round> free_rounds, constrained_rounds;
+    for (int r = 0; r < a.repeats; ++r) {  // interleaved, so drift hits both modes alike
+      free_rounds.push_back(run_round(engine, prompt, a, std::nullopt, a.seed + r));
+      constrained_rounds.push_back(run_round(engine, prompt, a, c, a.seed + r));
+    }
+    nlohmann::ordered_json out;
+    out["model"] = engine.model_description();
+    out["batch"] = a.batch;
+    out["tokens_per_row"] = a.tokens;
+    out["repeats"] = a.repeats;
+    out["constraint"] = constraint_kind_name(c->kind());
+    out["unconstrained"] = summarize_rounds(free_rounds, a);
+    out["constrained"] = summarize_rounds(constrained_rounds, a);
+    const double base = out["unconstrained"]["ms_per_token"].get<double>();
+    const double with = out["constrained"]["ms_per_token"].get<double>();
+    out["added_ms_per_token_p50"] = with - base;
+    out["added_fraction_of_step"] = base > 0 ? (with - base) / base : 0.0;
+    if (out["constrained"].contains("constraint_cpu_ms_per_token_p50")) {
+      const double cpu = out["constrained"]["constraint_cpu_ms_per_token_p50"].get<double>();
+      out["constraint_cpu_fraction_of_step"] = base > 0 ? cpu / base : 0.0;
+    }
+    std::cout << out.dump(2) << std::endl;
+    return 0;
+  } catch (const std::exception& e) {
+    return report_request_error(e);
+  }
+}
+
+}  // namespace
+
+void register_bench_commands(CLI::App& app, int& status) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print JSON");
+  bench->require_subcommand(1);
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = bench->add_subcommand("decode", "Unconstrained vs constrained decode speed in one process");
+  cmd->add_option("--model", args->model, "HF model folder or GGUF file (default: the generated tiny model)");
+  cmd->add_option("--batch", args->batch, "rows decoded together (B)")->check(CLI::Range(1, 256));
+  cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(CLI::Range(2, 100000));
+  cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(CLI::Range(1, 100));
+  cmd->add_option("--threads", args->threads, "model threads (0 = all cores)");
+  cmd->add_option("--prompt", args->prompt, "prompt text");
+  cmd->add_option("--seed", args->seed, "base seed");
+  cmd->add_option("--temperature", args->temperature, "sampling temperature");
+  add_constraint_flags(*cmd, args->constraint);
+  cmd->callback([args, &status] { status = run_bench(*args); });
+}
+
+}  // namespace ninfer::cli

@@ -1,0 +1,52 @@
+#include "cli/result_json.h"
+
+#include <iostream>
+
+#include "cli/constraint_flags.h"
+#include "models/model_error.h"
+#include "ninfer/constraint_error.h"
+
+namespace ninfer::cli {
+
+nlohmann::json constraint_report_json(const ConstraintReport& c) {
+  nlohmann::json j{{"branch", c.branch},
+                   {"complete", c.complete},
+                   {"terminated", c.terminated},
+                   {"cache", cache_outcome_name(c.cache)},
+                   {"masked_positions", c.masked_positions},
+                   {"mask_bytes_uploaded", c.mask_bytes_uploaded}};
+  if (c.timed)
+    j["cpu_seconds"] = {{"prepare", c.prepare_cpu_s}, {"mask", c.mask_cpu_s}, {"accept", c.accept_cpu_s}};
+  return j;
+}
+
+nlohmann::json generation_result_json(const GenerationResult& r) {
+  nlohmann::json j{{"text", r.text},
+                   {"finish_reason", finish_reason_name(r.finish_reason)},
+                   {"usage", {{"prompt_tokens", r.usage.prompt_tokens},
+                              {"completion_tokens", r.usage.completion_tokens},
+                              {"total_tokens", r.usage.prompt_tokens + r.usage.completion_tokens}}},
+                   {"seed", r.seed},
+                   {"constraint", r.constraint ? constraint_report_json(*r.constraint) : nlohmann::json(nullptr)}};
+  if (r.error) j["error"] = {{"kind", request_error_kind_name(*r.error)}, {"message", r.error_message}};
+  return j;
+}
+
+int report_request_error(const std::exception& e) {
+  if (dynamic_cast<const ConstraintError*>(&e)) return report_constraint_error(e);
+  nlohmann::json err;
+  if (auto* re = dynamic_cast<const RequestError*>(&e)) {
+    err = {{"kind", request_error_kind_name(re->kind())}, {"message", re->what()}, {"location", nullptr}};
+  } else if (auto* me = dynamic_cast<const models::ModelError*>(&e)) {
+    err = {{"kind", "model"},
+           {"model_kind", models::model_error_kind_name(me->kind())},
+           {"message", me->what()},
+           {"location", me->location()}};
+  } else {
+    err = {{"kind", "error"}, {"message", e.what()}, {"location", nullptr}};
+  }
+  std::cout << nlohmann::json{{"error", err}}.dump() << std::endl;
+  return 2;
+}
+
+}  // namespace ninfer::cli
