@@ -1,8 +1,8 @@
 // The per-token loops of the sampling pipeline over a whole row (151,936 wide for Qwen3), written to
 // vectorise: integer compares instead of float compares (GCC will not if-convert a possibly trapping
-// float compare), and one build per instruction set on x86-64 picked at load time. Every clone runs
-// the same IEEE operations in the same order (no contraction into FMA), so results are bit-identical
-// on every machine. Internal to ops.
+// float compare), and with GCC on x86-64 one build per instruction set picked at load time. Every
+// clone runs the same IEEE operations in the same order (no contraction into FMA), so results are
+// bit-identical whichever clone a CPU gets. Internal to ops.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ops/sampling.h"
@@ -484,6 +485,39 @@ TEST(SamplingEdges, UnconstrainedEquivalentMasksChangeNothing) {
   }
 }
 
+TEST(SamplingEdges, ThreadsGetTheSameAnswers) {
+  // Per-thread scratch: concurrent calls on rows of different widths agree with one thread's answers.
+  std::mt19937_64 g(21);
+  std::normal_distribution<double> normal(0, 2);
+  std::vector<std::vector<float>> rows;
+  for (int width : {50, 3000, 20000}) {
+    std::vector<float> row;
+    for (int i = 0; i < width; ++i) row.push_back(static_cast<float>(normal(g)));
+    rows.push_back(row);
+  }
+  const SamplingParams p{0.8f, 0, 0.9f, 0.02f, 0.0f, 0.0f};
+  auto run = [&](size_t r, uint64_t pos) {
+    const auto domain = static_cast<int32_t>(rows[r].size());
+    return sample_token(rows[r], MaskRow{nullptr, domain}, p, {}, RngKey{4, pos, RngPurpose::Sample}).token;
+  };
+  std::vector<int32_t> expected;
+  for (uint64_t pos = 0; pos < 300; ++pos) expected.push_back(run(pos % 3, pos));
+  std::vector<std::vector<int32_t>> got(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = 0; i < 300; ++i) {
+        const uint64_t pos = (i + 77 * t) % 300;  // each thread walks the rows in its own order
+        got[t].push_back(run(pos % 3, pos));
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (size_t t = 0; t < got.size(); ++t) {
+    for (uint64_t i = 0; i < 300; ++i) EXPECT_EQ(got[t][i], expected[(i + 77 * t) % 300]) << "thread " << t;
+  }
+}
+
 // Upper critical value of chi-square with `df` degrees of freedom at tail probability 1e-7
 // (Wilson–Hilferty; accurate to a few percent, and the margin is huge either way).
 double chi_square_critical(int df) {
@@ -546,6 +580,7 @@ TEST(SamplingChiSquare, DrawsFollowTheOracleDistribution) {
     ++bins;
   }
   ASSERT_GT(bins, 5);
+  RecordProperty("chi2", std::to_string(chi2) + " over " + std::to_string(bins) + " bins");
   EXPECT_LT(chi2, chi_square_critical(bins - 1)) << "bins " << bins;
 }
 
