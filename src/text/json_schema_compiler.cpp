@@ -59,7 +59,8 @@ class Emitter {
       std::vector<Shape> shapes = reducer_.reduce(parts);
       std::vector<int32_t> alts;
       for (const auto& s : shapes) alts.push_back(shape_expr(s));
-      if (alts.empty() && first_unsat_.empty()) first_unsat_ = parts.empty() ? "" : parts.back().pointer;
+      if (alts.empty() && first_unsat_.empty())
+        first_unsat_ = !reducer_.first_conflict().empty() ? reducer_.first_conflict() : parts.empty() ? "" : parts.back().pointer;
       g_.rules[rule].body = choice(std::move(alts));
     }
     return ir::rule_ref(g_, rule);
@@ -230,8 +231,32 @@ class Emitter {
         pieces.push_back(integer_range_expr(g_, from, hi));
       return choice(pieces);
     }
+    // `not` enum/const numbers inside the range: the range is cut into pieces with exclusive
+    // bounds at each excluded value (exclusive bounds are exact, see number_automaton.h).
+    std::vector<double> cuts;
     for (const auto& e : s.excluded_values)
-      if (e.is_number()) unsupported("not", s.excluded_pointer, "excluding values of non-integer numbers");
+      if (e.is_number()) {
+        const double d = e.get<double>();
+        if (!(s.types & kInt)) unsupported("not", s.excluded_pointer, "excluding values of non-integer-only numbers");
+        if (d > s.lower && d < s.upper) cuts.push_back(d);
+        else if ((d == s.lower && !s.lower_exclusive) || (d == s.upper && !s.upper_exclusive))
+          unsupported("not", s.excluded_pointer, "excluding a value on an inclusive bound");
+      }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    if (!cuts.empty()) {
+      std::vector<int32_t> pieces;
+      double lo = s.lower;
+      bool lo_ex = s.lower_exclusive;
+      for (size_t k = 0; k <= cuts.size(); ++k) {
+        const double hi = k < cuts.size() ? cuts[k] : s.upper;
+        const bool hi_ex = k < cuts.size() ? true : s.upper_exclusive;
+        if (auto a = bounded_number(lo, lo_ex, hi, hi_ex, integral, modulus, s)) pieces.push_back(automaton(std::move(a)));
+        lo = hi;
+        lo_ex = true;
+      }
+      return choice(pieces);
+    }
     if (!(s.types & kInt)) {
       // Numbers that are not integers ("not": {"type": "integer"}): a fraction with a non-zero digit.
       if (bounded) unsupported("not", s.excluded_pointer.empty() ? s.number_pointer : s.excluded_pointer,
@@ -249,17 +274,7 @@ class Emitter {
                   repeat(digit, 0, grammar::kUnbounded)});
     }
     if (bounded || modulus > 0) {
-      NumberSpec spec;
-      spec.integer = integral;
-      spec.multiple_of = modulus;
-      if (std::isfinite(s.lower)) spec.lower = NumberBound{s.lower, s.lower_exclusive};
-      if (std::isfinite(s.upper)) spec.upper = NumberBound{s.upper, s.upper_exclusive};
-      std::shared_ptr<const grammar::ByteAutomaton> a;
-      try {
-        a = number_automaton(spec);
-      } catch (const std::invalid_argument& e) {
-        unsupported(modulus > 0 ? "multipleOf" : "minimum", s.number_pointer, e.what());
-      }
+      auto a = bounded_number(s.lower, s.lower_exclusive, s.upper, s.upper_exclusive, integral, modulus, s);
       if (!a) {
         if (first_unsat_.empty()) first_unsat_ = s.number_pointer;
         return choice({});
@@ -286,6 +301,22 @@ class Emitter {
     int32_t frac = optional(seq({lit("."), digits(1)}));
     int32_t exp = optional(seq({g_.add(std::move(e_cls)), optional(g_.add(std::move(sign))), digits(1)}));
     return seq({optional(lit("-")), int_part, frac, exp});
+  }
+
+  // Numbers between two bounds (infinite = none) as plain decimals; null when the range is empty.
+  std::shared_ptr<const grammar::ByteAutomaton> bounded_number(double lower, bool lower_ex, double upper, bool upper_ex,
+                                                               bool integral, uint64_t modulus, const Shape& s) {
+    NumberSpec spec;
+    spec.integer = integral;
+    spec.multiple_of = modulus;
+    if (std::isfinite(lower)) spec.lower = NumberBound{lower, lower_ex};
+    if (std::isfinite(upper)) spec.upper = NumberBound{upper, upper_ex};
+    try {
+      return number_automaton(spec);
+    } catch (const std::invalid_argument& e) {
+      unsupported(modulus > 0 ? "multipleOf" : "minimum", s.number_pointer.empty() ? s.excluded_pointer : s.number_pointer,
+                  e.what());
+    }
   }
 
   // One character of string content in canonical form.

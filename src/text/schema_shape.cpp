@@ -33,11 +33,58 @@ bool is_annotation(const std::string& k) {
 // JSON Schema assertions we recognise but do not enforce: always an error.
 bool is_unsupported_keyword(const std::string& k) {
   static const std::unordered_set<std::string> kUnsupported = {
-      "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas", "contains",
-      "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
+      "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
       "$recursiveAnchor"};
   return kUnsupported.count(k) > 0;
 }
+
+// Every keyword of a JSON Schema draft that asserts something: a schema with none of them (and no
+// $ref) accepts every instance, whatever vendor keywords it carries.
+bool is_assertion_keyword(const std::string& k) {
+  static const std::unordered_set<std::string> kAssertions = {
+      "$ref", "type", "enum", "const", "pattern", "minLength", "maxLength", "format", "minimum", "maximum",
+      "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "items", "prefixItems", "additionalItems", "minItems",
+      "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "properties", "patternProperties",
+      "additionalProperties", "required", "minProperties", "maxProperties", "propertyNames", "allOf", "anyOf",
+      "oneOf", "not", "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas",
+      "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"};
+  return kAssertions.count(k) > 0;
+}
+
+bool asserts_nothing(const Json& j) {
+  if (j.is_boolean()) return j.get<bool>();
+  if (!j.is_object()) return false;
+  for (const auto& [k, v] : j.items())
+    if (is_assertion_keyword(k)) return false;
+  return true;
+}
+
+// The `not` forms apply_not handles directly (one assertion whose negation is a shape field).
+bool is_primitive_not(const Json& v) {
+  if (v.is_boolean()) return true;
+  if (!v.is_object()) return true;  // apply_not reports the invalid schema
+  const std::string* only = nullptr;
+  for (const auto& [k, x] : v.items()) {
+    if (is_annotation(k) || !is_assertion_keyword(k)) continue;
+    if (only) return false;
+    only = &k;
+  }
+  if (!only) return true;
+  const Json& x = v[*only];
+  if (*only == "type" || *only == "enum" || *only == "const") return true;
+  if (*only == "pattern") return x.is_string();
+  if (*only == "required") return x.is_array() && x.size() == 1 && x[0].is_string();
+  return false;
+}
+
+Json object_of(std::initializer_list<std::pair<const char*, Json>> members) {
+  Json o = Json::object();
+  for (const auto& [k, v] : members) o[k] = v;
+  return o;
+}
+Json not_of(Json x) { return object_of({{"not", std::move(x)}}); }
+Json all_of(Json items) { return object_of({{"allOf", std::move(items)}}); }
+Json any_of(Json items) { return object_of({{"anyOf", std::move(items)}}); }
 
 bool contains_ref(const Json& j) {
   if (j.is_object()) {
@@ -119,7 +166,7 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
   if (!v.is_object()) invalid(ptr, "not must be a schema");
   std::vector<std::string> assertions;
   for (const auto& [k, x] : v.items())
-    if (!is_annotation(k)) assertions.push_back(k);
+    if (!is_annotation(k) && is_assertion_keyword(k)) assertions.push_back(k);
   if (assertions.empty()) {
     unsat = true;
     return;
@@ -207,8 +254,47 @@ uint32_t json_type_bit(const Json& v) {
   }
 }
 
+namespace {
+
+// Clears the type bits whose assertions admit nothing, so contradictory alternatives (from
+// distributing anyOf/oneOf and negations) are dropped before they multiply. Returns the pointer
+// of the first conflict that emptied the shape ("" if it did not).
+std::string prune_empty_types(Shape& s) {
+  const uint32_t before = s.types;
+  std::string conflict;
+  auto drop = [&](uint32_t bits, const std::string& where) {
+    if (s.types & bits && conflict.empty()) conflict = where.empty() ? s.pointer : where;
+    s.types &= ~bits;
+  };
+  if (s.min_length > s.max_length) drop(kString, s.pointer);
+  if (s.min_items > s.max_items) drop(kArray, s.pointer);
+  if (s.min_properties > s.max_properties) drop(kObject, s.object_pointer);
+  for (const auto& r : s.required)
+    if (std::find(s.forbidden_properties.begin(), s.forbidden_properties.end(), r) != s.forbidden_properties.end()) {
+      drop(kObject, s.object_pointer);
+      break;
+    }
+  if (s.lower > s.upper) drop(kInt | kFrac, s.number_pointer);
+  if (!(s.types & kFrac) && (s.int_out_of_range || (s.int_lower && s.int_upper && *s.int_lower > *s.int_upper)))
+    drop(kInt, s.number_pointer);
+  auto excluded = [&](const Json& v) {
+    return std::any_of(s.excluded_values.begin(), s.excluded_values.end(), [&](const Json& e) { return json_equal(e, v); });
+  };
+  if (excluded(Json(nullptr))) drop(kNull, s.excluded_pointer);
+  if (excluded(Json(true)) && excluded(Json(false))) drop(kBool, s.excluded_pointer);
+  if (s.has_enum) {
+    uint32_t t = 0;
+    for (const auto& v : s.enum_values)
+      if (!excluded(v)) t |= json_type_bit(v);
+    drop(s.types & ~t, s.enum_pointer);
+  }
+  return before != 0 && s.types == 0 ? conflict : "";
+}
+
+}  // namespace
+
 void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaNode>& queue, std::vector<Group>& groups,
-                              const std::set<std::string>& skip, bool& unsat) {
+                              const Skip& skip, bool& unsat) {
   const Json& j = *n.node;
   if (j.is_boolean()) {
     if (!j.get<bool>()) unsat = true;
@@ -229,7 +315,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
   if (auto it = j.find("exclusiveMaximum"); it != j.end() && it->is_boolean()) excl_max_bool = it->get<bool>();
 
   for (const auto& [key, v] : j.items()) {
-    const std::string ptr = child(n.pointer, key);
+    const std::string ptr = located(&v, child(n.pointer, key));
     if (key == "$ref") {
       if (!v.is_string()) invalid(ptr, "$ref must be a string");
       queue.push_back(doc_.resolve_ref(v.get<std::string>(), n.pointer));
@@ -275,10 +361,11 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
     } else if (key == "allOf" || key == "anyOf" || key == "oneOf") {
       if (!v.is_array() || v.empty()) invalid(ptr, key + " must be a non-empty array");
       if (key == "allOf") {
-        for (size_t i = 0; i < v.size(); ++i) queue.push_back({&v[i], child(ptr, std::to_string(i))});
-      } else if (!skip.count(ptr)) {
-        Group g{ptr, key == "oneOf", {}};
-        for (size_t i = 0; i < v.size(); ++i) g.alternatives.push_back({&v[i], child(ptr, std::to_string(i))});
+        for (size_t i = 0; i < v.size(); ++i) queue.push_back({&v[i], located(&v[i], child(ptr, std::to_string(i)))});
+      } else if (!skip.count(&v)) {
+        Group g{ptr, &v, key == "oneOf", {}};
+        for (size_t i = 0; i < v.size(); ++i)
+          g.alternatives.push_back({&v[i], located(&v[i], child(ptr, std::to_string(i)))});
         groups.push_back(std::move(g));
       }
     } else if (key == "minLength") {
@@ -342,7 +429,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
     } else if (key == "properties") {
       if (!v.is_object()) invalid(ptr, "properties must be an object");
       has_obj = true;
-      for (const auto& [name, sub] : v.items()) obj.properties.push_back({name, {&sub, child(ptr, name)}});
+      for (const auto& [name, sub] : v.items()) obj.properties.push_back({name, {&sub, located(&sub, child(ptr, name))}});
     } else if (key == "patternProperties") {
       if (!v.is_object()) invalid(ptr, "patternProperties must be an object");
       has_obj = true;
@@ -377,7 +464,52 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
         invalid(ptr, "propertyNames must be a schema");
       }
     } else if (key == "not") {
-      apply_not(v, ptr, s, unsat);
+      if (is_primitive_not(v)) apply_not(v, ptr, s, unsat);
+      else queue.push_back(negate({&v, ptr}));
+    } else if (key == "if") {
+      // (if and then) or (not if and else); a missing then/else is `true`. Built once per `if`
+      // (the anyOf is recognised as distributed by its address).
+      if (j.find("then") == j.end() && j.find("else") == j.end()) continue;  // asserts nothing
+      if (auto d = derived_.find(&v); d != derived_.end()) {
+        queue.push_back(d->second);
+        continue;
+      }
+      Json yes = Json::array({ref_to({&v, ptr})}), no = Json::array({not_of(ref_to({&v, ptr}))});
+      if (auto t = j.find("then"); t != j.end()) yes.push_back(ref_to({&*t, child(n.pointer, "then")}));
+      if (auto e = j.find("else"); e != j.end()) no.push_back(ref_to({&*e, child(n.pointer, "else")}));
+      queue.push_back(derived_[&v] = build(any_of(Json::array({all_of(std::move(yes)), all_of(std::move(no))})), ptr));
+    } else if (key == "then" || key == "else") {
+      continue;  // applied with `if`; without `if` they assert nothing
+    } else if (key == "dependencies" || key == "dependentRequired" || key == "dependentSchemas") {
+      // Per entry: not an object, or an object without the name, or one with it that satisfies
+      // the dependency (the listed names present, or the schema). Three disjoint alternatives.
+      if (!v.is_object()) invalid(ptr, key + " must be an object");
+      for (const auto& [name, dep] : v.items()) {
+        const std::string dptr = located(&dep, child(ptr, name));
+        if (auto d = derived_.find(&dep); d != derived_.end()) {
+          queue.push_back(d->second);
+          continue;
+        }
+        Json with = object_of({{"type", "object"}, {"required", Json::array({name})}});
+        if (dep.is_array() && key != "dependentSchemas") {
+          // The listed names before the name itself: they are emitted in `required` order.
+          Json names = Json::array();
+          for (const auto& d : dep) {
+            if (!d.is_string()) invalid(dptr, key + " names must be strings");
+            names.push_back(d);
+          }
+          names.push_back(name);
+          with["required"] = std::move(names);
+        } else if ((dep.is_object() || dep.is_boolean()) && key != "dependentRequired") {
+          if (asserts_nothing(dep)) continue;
+          with["allOf"] = Json::array({ref_to({&dep, dptr})});
+        } else {
+          invalid(dptr, key + " entries must be " + (key == "dependentSchemas" ? "schemas" : "arrays of names"));
+        }
+        Json alts = Json::array({not_of(object_of({{"type", "object"}})),
+                                 not_of(object_of({{"required", Json::array({name})}})), std::move(with)});
+        queue.push_back(derived_[&dep] = build(any_of(std::move(alts)), dptr));
+      }
     } else if (is_unsupported_keyword(key)) {
       unsupported(key, ptr);
     } else {
@@ -394,7 +526,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
   if (has_arr) s.arrays.push_back(std::move(arr));
 }
 
-bool ShapeReducer::apply_all(const PartList& parts, const std::set<std::string>& skip, Shape& shape,
+bool ShapeReducer::apply_all(const PartList& parts, const Skip& skip, Shape& shape,
                              std::vector<Group>& groups) {
   std::vector<SchemaNode> queue(parts.rbegin(), parts.rend());
   bool unsat = false;
@@ -413,12 +545,14 @@ bool ShapeReducer::apply_all(const PartList& parts, const std::set<std::string>&
   return !unsat;
 }
 
-void ShapeReducer::expand(PartList parts, std::set<std::string> skip, int depth, std::vector<Shape>& out) {
+void ShapeReducer::expand(PartList parts, Skip skip, int depth, std::vector<Shape>& out) {
   if (depth > static_cast<int>(limits_.max_depth))
     unsupported("anyOf", parts.empty() ? "" : parts[0].pointer, "alternatives nest too deeply");
   Shape shape;
   std::vector<Group> groups;
   if (!apply_all(parts, skip, shape, groups)) return;
+  if (std::string conflict = prune_empty_types(shape); !conflict.empty() && first_conflict_.empty())
+    first_conflict_ = conflict;
   if (shape.types == 0) return;
   if (groups.empty()) {
     out.push_back(std::move(shape));
@@ -426,7 +560,7 @@ void ShapeReducer::expand(PartList parts, std::set<std::string> skip, int depth,
   }
   // Distribute the first group: each alternative is combined with everything else.
   const Group g = groups.front();
-  skip.insert(g.pointer);
+  skip.insert(g.key);
   std::vector<std::vector<Shape>> per_alt;
   for (const auto& alt : g.alternatives) {
     PartList with = parts;
@@ -435,9 +569,219 @@ void ShapeReducer::expand(PartList parts, std::set<std::string> skip, int depth,
     expand(with, skip, depth + 1, alt_shapes);
     per_alt.push_back(alt_shapes);
   }
-  if (g.one_of) check_exclusive(g, per_alt);
+  if (g.one_of) {
+    const auto overlaps = overlapping(per_alt);
+    if (!overlaps.empty()) {
+      // Exactly one alternative: alternative i and the negation of every alternative that may
+      // overlap it. Exact when each such negation is expressible; otherwise oneOf stays refused.
+      const std::string why = "alternatives " + std::to_string(overlaps[0].first) + " and " +
+                              std::to_string(overlaps[0].second) + " are not provably exclusive";
+      try {
+        for (size_t i = 0; i < g.alternatives.size(); ++i) {
+          PartList with = parts;
+          with.push_back(g.alternatives[i]);
+          bool changed = false;
+          for (const auto& [a, b] : overlaps)
+            if (a == i || b == i) {
+              with.push_back(negate(g.alternatives[a == i ? b : a]));
+              changed = true;
+            }
+          if (!changed) continue;
+          per_alt[i].clear();
+          expand(with, skip, depth + 1, per_alt[i]);
+        }
+      } catch (const ConstraintError& e) {
+        if (e.kind() != ConstraintErrorKind::UnsupportedSchema) throw;
+        unsupported("oneOf", g.pointer, why + " and one of them has no expressible negation (" + e.what() + ")");
+      }
+    }
+  }
   for (auto& shapes : per_alt)
     for (auto& sh : shapes) out.push_back(std::move(sh));
+}
+
+std::string ShapeReducer::located(const Json* v, std::string fallback) const {
+  auto it = origin_.find(v);
+  return it == origin_.end() ? std::move(fallback) : it->second;
+}
+
+SchemaNode ShapeReducer::build(Json j, const std::string& origin) {
+  built_.push_back(std::move(j));
+  const Json& b = built_.back();
+  std::vector<const Json*> stack{&b};
+  while (!stack.empty()) {
+    const Json* x = stack.back();
+    stack.pop_back();
+    origin_[x] = origin;
+    if (x->is_object())
+      for (const auto& [k, v] : x->items()) stack.push_back(&v);
+    else if (x->is_array())
+      for (const auto& v : *x) stack.push_back(&v);
+  }
+  return {&b, origin};
+}
+
+Json ShapeReducer::ref_to(const SchemaNode& n) const {
+  if (n.node->is_boolean() || origin_.count(n.node)) return *n.node;
+  std::string ref = "#";
+  for (char c : n.pointer) {
+    if (c == '%') ref += "%25";  // $ref fragments are percent-decoded
+    else ref.push_back(c);
+  }
+  return object_of({{"$ref", ref}});
+}
+
+SchemaNode ShapeReducer::negate(const SchemaNode& n) {
+  auto it = negations_.find(n.node);
+  if (it != negations_.end()) return it->second;
+  SchemaNode out = build(negation_of(n, 0), n.pointer);
+  negations_.emplace(n.node, out);
+  return out;
+}
+
+// The complement of a schema as a schema in the supported vocabulary (De Morgan over its
+// keywords): an instance fails the schema iff it fails one keyword. Each keyword's complement is
+// exact; sub-schemas are referenced, and negated lazily when the result is reduced.
+Json ShapeReducer::negation_of(const SchemaNode& n, int depth) {
+  if (depth > 32) unsupported("not", n.pointer, "negation nests too deeply");
+  const Json& j = *n.node;
+  if (j.is_boolean()) return Json(!j.get<bool>());
+  if (!j.is_object()) invalid(n.pointer, "a schema must be an object or a boolean");
+  const bool draft07 = doc_.draft() == SchemaDraft::Draft07;
+  auto sub = [&](const Json& v, const std::string& p) { return ref_to({&v, located(&v, p)}); };
+  auto has = [&](const char* k) { return j.find(k) != j.end(); };
+  auto trivial = [&](const char* k) { return !has(k) || asserts_nothing(j[k]); };
+  bool excl_min_bool = false, excl_max_bool = false;
+  if (auto it = j.find("exclusiveMinimum"); it != j.end() && it->is_boolean()) excl_min_bool = it->get<bool>();
+  if (auto it = j.find("exclusiveMaximum"); it != j.end() && it->is_boolean()) excl_max_bool = it->get<bool>();
+  Json pieces = Json::array();  // the complement is their union
+  for (const auto& [key, v] : j.items()) {
+    const std::string ptr = located(&v, child(n.pointer, key));
+    auto refuse = [&](const std::string& why) { unsupported("not", ptr, why); };
+    if (key == "$ref") {
+      if (!v.is_string()) invalid(ptr, "$ref must be a string");
+      if (draft07)
+        for (const auto& [k, x] : j.items())
+          if (k != "$ref" && is_assertion_keyword(k)) refuse("a $ref with sibling keywords (draft-07 ignores them)");
+      pieces.push_back(negation_of(doc_.resolve_ref(v.get<std::string>(), n.pointer), depth + 1));
+    } else if (key == "$id" || key == "id") {
+      if (v.is_string() && !n.pointer.empty() && contains_ref(j))
+        unsupported(key, ptr, "nested base URI changes with $ref inside");
+    } else if (is_annotation(key) || !is_assertion_keyword(key) || key == "then" || key == "else") {
+      continue;
+    } else if (key == "type" || key == "enum" || key == "const" || key == "pattern") {
+      pieces.push_back(not_of(object_of({{key.c_str(), v}})));
+    } else if (key == "required") {
+      if (!v.is_array()) invalid(ptr, "required must be an array");
+      for (const auto& r : v) {
+        if (!r.is_string()) invalid(ptr, "required entries must be strings");
+        pieces.push_back(not_of(object_of({{"required", Json::array({r})}})));
+      }
+    } else if (key == "minimum" || key == "exclusiveMinimum" || key == "maximum" || key == "exclusiveMaximum") {
+      if (v.is_boolean()) continue;  // draft-04 form, applied with minimum/maximum
+      if (!v.is_number()) invalid(ptr, key + " must be a number");
+      const bool lower = key == "minimum" || key == "exclusiveMinimum";
+      const bool excl = key == "exclusiveMinimum" || key == "exclusiveMaximum" ||
+                        (key == "minimum" && excl_min_bool) || (key == "maximum" && excl_max_bool);
+      // Numbers on the other side: below an inclusive minimum is below it exclusively, etc.
+      const char* other = lower ? (excl ? "maximum" : "exclusiveMaximum") : (excl ? "minimum" : "exclusiveMinimum");
+      pieces.push_back(object_of({{"type", "number"}, {other, v}}));
+    } else if (key == "minLength" || key == "minItems" || key == "minProperties") {
+      const uint64_t m = non_negative(v, ptr);
+      const char* type = key == "minLength" ? "string" : key == "minItems" ? "array" : "object";
+      const char* other = key == "minLength" ? "maxLength" : key == "minItems" ? "maxItems" : "maxProperties";
+      if (m > 0) pieces.push_back(object_of({{"type", type}, {other, m - 1}}));
+    } else if (key == "maxLength" || key == "maxItems" || key == "maxProperties") {
+      const uint64_t m = non_negative(v, ptr);
+      const char* type = key == "maxLength" ? "string" : key == "maxItems" ? "array" : "object";
+      const char* other = key == "maxLength" ? "minLength" : key == "maxItems" ? "minItems" : "minProperties";
+      if (m != std::numeric_limits<uint64_t>::max()) pieces.push_back(object_of({{"type", type}, {other, m + 1}}));
+    } else if (key == "properties") {
+      if (!v.is_object()) invalid(ptr, "properties must be an object");
+      // Failing it means having a declared name whose value fails its schema. Names matched by
+      // patternProperties, or failing additionalProperties, would need "some undeclared name".
+      if (!trivial("patternProperties") || !trivial("additionalProperties"))
+        refuse("properties with patternProperties or additionalProperties");
+      for (const auto& [name, s] : v.items()) {
+        if (asserts_nothing(s)) continue;
+        Json props = Json::object();
+        props[name] = not_of(sub(s, child(ptr, name)));
+        pieces.push_back(object_of({{"type", "object"}, {"required", Json::array({name})}, {"properties", props}}));
+      }
+    } else if (key == "additionalProperties" || key == "patternProperties" || key == "propertyNames") {
+      if (key == "additionalProperties" && has("properties")) continue;  // checked with properties
+      if (key == "patternProperties" ? !(v.is_object() && v.empty()) : !asserts_nothing(v))
+        refuse(key + " (failing it needs some property that fails)");
+    } else if ((key == "prefixItems" && !draft07) || (key == "items" && v.is_array() && draft07)) {
+      if (!v.is_array()) invalid(ptr, key + " must be an array");
+      if (draft07 ? !trivial("additionalItems") : !trivial("items"))
+        refuse("items past the prefix (failing them needs some item that fails)");
+      // Failing it means an item at position i (the array has more than i) failing its schema.
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (asserts_nothing(v[i])) continue;
+        Json prefix = Json::array();
+        for (size_t k = 0; k < i; ++k) prefix.push_back(true);
+        prefix.push_back(not_of(sub(v[i], child(ptr, std::to_string(i)))));
+        pieces.push_back(object_of({{"type", "array"}, {"minItems", i + 1}, {draft07 ? "items" : "prefixItems", prefix}}));
+      }
+    } else if (key == "items" || key == "additionalItems") {
+      if (key == "additionalItems" && (!draft07 || !has("items") || j["items"].is_array())) continue;  // with items
+      if (key == "items" && !draft07 && has("prefixItems")) continue;  // checked with prefixItems
+      if (key == "additionalItems" && !draft07) continue;
+      if (!asserts_nothing(v)) refuse(key + " (failing it needs some item that fails)");
+    } else if (key == "allOf" || key == "anyOf" || key == "oneOf") {
+      if (!v.is_array() || v.empty()) invalid(ptr, key + " must be a non-empty array");
+      Json negs = Json::array();
+      for (size_t i = 0; i < v.size(); ++i) negs.push_back(not_of(sub(v[i], child(ptr, std::to_string(i)))));
+      if (key == "allOf") {
+        for (auto& x : negs) pieces.push_back(std::move(x));
+      } else if (key == "anyOf") {
+        pieces.push_back(all_of(std::move(negs)));
+      } else {
+        // Not exactly one: none, or some two at once.
+        if (v.size() > 4) refuse("the negation of a oneOf with more than 4 alternatives");
+        pieces.push_back(all_of(std::move(negs)));
+        for (size_t a = 0; a < v.size(); ++a)
+          for (size_t b = a + 1; b < v.size(); ++b)
+            pieces.push_back(all_of(Json::array({sub(v[a], child(ptr, std::to_string(a))),
+                                                 sub(v[b], child(ptr, std::to_string(b)))})));
+      }
+    } else if (key == "not") {
+      pieces.push_back(sub(v, ptr));
+    } else if (key == "if") {
+      // Failing if/then/else: the `if` holds and `then` fails, or it fails and `else` fails.
+      if (auto t = j.find("then"); t != j.end())
+        pieces.push_back(all_of(Json::array({sub(v, ptr), not_of(sub(*t, child(n.pointer, "then")))})));
+      if (auto e = j.find("else"); e != j.end())
+        pieces.push_back(all_of(Json::array({not_of(sub(v, ptr)), not_of(sub(*e, child(n.pointer, "else")))})));
+    } else if (key == "dependentRequired" || key == "dependentSchemas" || (key == "dependencies" && draft07)) {
+      if (!v.is_object()) invalid(ptr, key + " must be an object");
+      // Failing it: an object with the name whose dependency fails.
+      for (const auto& [name, dep] : v.items()) {
+        Json fail;
+        if (dep.is_array()) {
+          if (dep.empty()) continue;
+          fail = not_of(object_of({{"required", dep}}));
+        } else {
+          if (asserts_nothing(dep)) continue;
+          fail = not_of(sub(dep, child(ptr, name)));
+        }
+        pieces.push_back(object_of({{"type", "object"}, {"required", Json::array({name})}, {"allOf", Json::array({fail})}}));
+      }
+    } else if (key == "format") {
+      if (!v.is_string()) invalid(ptr, "format must be a string");
+      // Our format languages may be narrower than a validator's: their complement is not exact.
+      if (!format_is_annotation(v.get<std::string>()) || integer_format_range(v.get<std::string>()))
+        refuse("the negation of format '" + v.get<std::string>() + "'");
+    } else if (key == "uniqueItems") {
+      if (!(v.is_boolean() && !v.get<bool>())) refuse("the negation of uniqueItems");
+    } else {
+      refuse("the negation of " + key);
+    }
+  }
+  if (pieces.empty()) return Json(false);
+  if (pieces.size() == 1) return pieces[0];
+  return any_of(std::move(pieces));
 }
 
 std::vector<Shape> ShapeReducer::reduce(const PartList& parts) {
@@ -488,10 +832,21 @@ bool disjoint_by_discriminator(const Shape& a, const Shape& b, ShapeReducer& red
   return false;
 }
 
+// Number shapes whose ranges do not meet (strictly: equal binary64 bounds may stand for different decimals).
+bool disjoint_ranges(const Shape& a, const Shape& b) {
+  if ((a.types & kInt) && (b.types & kInt) && !(a.types & kFrac) && !(b.types & kFrac)) {
+    if ((a.int_upper && b.int_lower && *a.int_upper < *b.int_lower) || (b.int_upper && a.int_lower && *b.int_upper < *a.int_lower))
+      return true;
+  }
+  return a.upper < b.lower || b.upper < a.lower;
+}
+
 // `a` requires a property that `b` can never hold (a part of `b` forbids undeclared names and
 // does not declare it, or declares it with the `false` schema).
 bool required_forbidden(const Shape& a, const Shape& b) {
   for (const auto& name : a.required) {
+    if (std::find(b.forbidden_properties.begin(), b.forbidden_properties.end(), name) != b.forbidden_properties.end())
+      return true;
     for (const auto& part : b.objects) {
       bool declared = false, declared_false = false;
       for (const auto& [pname, node] : part.properties)
@@ -507,12 +862,15 @@ bool required_forbidden(const Shape& a, const Shape& b) {
 
 }  // namespace
 
-void ShapeReducer::check_exclusive(const Group& g, const std::vector<std::vector<Shape>>& alternatives) {
-  // Every pair of shapes from different alternatives must be provably disjoint.
+std::vector<std::pair<size_t, size_t>> ShapeReducer::overlapping(const std::vector<std::vector<Shape>>& alternatives) {
+  // Alternatives are exclusive when every pair of their shapes is provably disjoint.
+  std::vector<std::pair<size_t, size_t>> out;
   for (size_t i = 0; i < alternatives.size(); ++i)
-    for (size_t j = i + 1; j < alternatives.size(); ++j)
+    for (size_t j = i + 1; j < alternatives.size(); ++j) {
+      bool disjoint = true;
       for (const auto& a : alternatives[i])
         for (const auto& b : alternatives[j]) {
+          if (!disjoint) break;
           uint32_t common = a.types & b.types;
           if (common == 0) continue;
           std::vector<Json> va, vb;
@@ -525,10 +883,12 @@ void ShapeReducer::check_exclusive(const Group& g, const std::vector<std::vector
           if (common == kObject &&
               (disjoint_by_discriminator(a, b, *this) || required_forbidden(a, b) || required_forbidden(b, a)))
             continue;
-          // Integers vs non-integral numbers are disjoint.
-          unsupported("oneOf", g.pointer,
-                      "alternatives " + std::to_string(i) + " and " + std::to_string(j) + " are not provably exclusive");
+          if ((common & ~(kInt | kFrac)) == 0 && disjoint_ranges(a, b)) continue;
+          disjoint = false;
         }
+      if (!disjoint) out.emplace_back(i, j);
+    }
+  return out;
 }
 
 bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reducer, int depth) {

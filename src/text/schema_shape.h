@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "text/schema_document.h"
@@ -87,23 +89,44 @@ class ShapeReducer {
   ShapeReducer(const SchemaDocument& doc, const SchemaLimits& limits) : doc_(doc), limits_(limits) {}
   // The union of shapes a conjunction of nodes reduces to (empty = unsatisfiable).
   std::vector<Shape> reduce(const PartList& parts);
+  // Pointer of the first shape found empty while reducing (for Unsatisfiable errors).
+  const std::string& first_conflict() const { return first_conflict_; }
 
  private:
   const SchemaDocument& doc_;
   const SchemaLimits& limits_;
   uint32_t merges_ = 0;
+  std::string first_conflict_;
 
+  // Schema nodes the reducer writes itself: `not` rewritten by De Morgan, if/then/else and
+  // dependencies as anyOf, the exclusion of overlapping oneOf alternatives. They refer to
+  // document sub-schemas by local `$ref` (so pointers in errors stay real); `origin_` maps every
+  // built value to the pointer of the keyword it stands for. A deque keeps addresses stable.
+  std::deque<Json> built_;
+  std::unordered_map<const Json*, std::string> origin_;
+  std::unordered_map<const Json*, SchemaNode> negations_;  // memo: node -> its built negation
+  std::unordered_map<const Json*, SchemaNode> derived_;    // memo: if / dependency entry -> its built anyOf
+
+  using Skip = std::set<const Json*>;  // anyOf/oneOf arrays already distributed
   struct Group {  // an anyOf / oneOf with its alternatives
     std::string pointer;
+    const Json* key;
     bool one_of;
     std::vector<SchemaNode> alternatives;
   };
   // Applies every node (following $ref / allOf); collects anyOf/oneOf groups not in `skip`.
-  bool apply_all(const PartList& parts, const std::set<std::string>& skip, Shape& shape, std::vector<Group>& groups);
+  bool apply_all(const PartList& parts, const Skip& skip, Shape& shape, std::vector<Group>& groups);
   void apply_node(const SchemaNode& n, Shape& shape, std::vector<SchemaNode>& queue, std::vector<Group>& groups,
-                  const std::set<std::string>& skip, bool& unsat);
-  void expand(PartList parts, std::set<std::string> skip, int depth, std::vector<Shape>& out);
-  void check_exclusive(const Group& g, const std::vector<std::vector<Shape>>& alternatives);
+                  const Skip& skip, bool& unsat);
+  void expand(PartList parts, Skip skip, int depth, std::vector<Shape>& out);
+  // Pairs of alternatives (i < j) whose shapes are not proven disjoint.
+  std::vector<std::pair<size_t, size_t>> overlapping(const std::vector<std::vector<Shape>>& alternatives);
+
+  SchemaNode build(Json j, const std::string& origin);
+  std::string located(const Json* v, std::string fallback) const;
+  Json ref_to(const SchemaNode& n) const;  // a `$ref` to a document node, a copy of a built one
+  SchemaNode negate(const SchemaNode& n);  // the complement of a schema, built; UnsupportedSchema "not" if inexpressible
+  Json negation_of(const SchemaNode& n, int depth);
 };
 
 // True when `value` satisfies the shape's assertions that can be checked on a value alone

@@ -427,13 +427,14 @@ TEST(JsonSchemaKeywords, OneOfExclusivityByTypes) {
   expect_language(R"({"oneOf":[{"type":"string"},{"type":"integer"}]})", {R"("x")", "5"}, {"true", "5.5", "null"});
   expect_language(R"({"oneOf":[{"type":"null"},{"type":"array","items":{"type":"integer"}}]})", {"null", "[1]"},
                   {R"(["a"])"});
-  expect_error(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", kUnsupported, "/oneOf", "oneOf");
+  // Overlapping types: integers satisfy both, so only non-integral numbers remain.
+  expect_language(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", {"1.5", "-0.25"}, {"1", "0", "true"});
 }
 
 TEST(JsonSchemaKeywords, OneOfExclusivityByEnum) {
   expect_language(R"({"oneOf":[{"enum":["a","b"]},{"enum":["c"]},{"const":1}]})", {R"("a")", R"("c")", "1"},
                   {R"("d")", "2"});
-  expect_error(R"({"oneOf":[{"enum":["a","b"]},{"enum":["b","c"]}]})", kUnsupported, "/oneOf", "oneOf");
+  expect_language(R"({"oneOf":[{"enum":["a","b"]},{"enum":["b","c"]}]})", {R"("a")", R"("c")"}, {R"("b")", R"("d")"});
 }
 
 TEST(JsonSchemaKeywords, OneOfExclusivityByDiscriminator) {
@@ -454,12 +455,20 @@ TEST(JsonSchemaKeywords, OneOfExclusivityByForbiddenProperty) {
       {R"({"a":1})", R"({"b":1})"}, {R"({"a":1,"b":1})", R"({})"});
 }
 
-TEST(JsonSchemaKeywords, OneOfRefusedWhenNotProvable) {
-  expect_error(R"({"oneOf":[{"type":"object","required":["a"]},{"type":"object","required":["b"]}]})", kUnsupported,
-               "/oneOf", "oneOf");
-  expect_error(R"({"properties":{"x":{"oneOf":[{"minimum":0},{"maximum":10}]}}})", kUnsupported, "/properties/x/oneOf",
-               "oneOf");
-  expect_error(R"({"oneOf":[{"type":"string"},{"type":"string","minLength":3}]})", kUnsupported, "/oneOf", "oneOf");
+// Alternatives that may overlap: each is taken with the negation of the others (exactly one holds).
+TEST(JsonSchemaKeywords, OneOfOverlappingAlternativesExcludeEachOther) {
+  expect_language(R"({"oneOf":[{"type":"object","required":["a"]},{"type":"object","required":["b"]}]})",
+                  {R"({"a":1})", R"({"b":1})", R"({"a":1,"c":2})"}, {R"({"a":1,"b":2})", R"({})", "1"});
+  // Non-numbers satisfy both bounds, so they fail exactly-one.
+  expect_language(R"({"properties":{"x":{"oneOf":[{"minimum":0},{"maximum":10}]}}})",
+                  {R"({"x":-1})", R"({"x":11})", R"({"x":10.5})", R"({})"},
+                  {R"({"x":0})", R"({"x":10})", R"({"x":5})", R"({"x":"s"})", R"({"x":null})"});
+  expect_language(R"({"oneOf":[{"type":"string"},{"type":"string","minLength":3}]})", {R"("ab")", R"("")"},
+                  {R"("abc")", "1"});
+  expect_language(R"({"oneOf":[{"required":["a"]},{"required":["b"]},{"required":["a","b"]}]})",
+                  {R"({"a":1})", R"({"b":1})"}, {R"({"a":1,"b":1})", R"({})", "1", R"("s")"});
+  // Without an expressible negation the oneOf stays refused.
+  expect_error(R"({"oneOf":[{"multipleOf":2},{"multipleOf":3}]})", kUnsupported, "/oneOf", "oneOf");
 }
 
 TEST(JsonSchemaKeywords, AllOfMerges) {
@@ -513,8 +522,75 @@ TEST(JsonSchemaKeywords, NotTypeEnumConst) {
   expect_language(R"({"type":"string","not":{"const":"x"}})", {R"("y")", R"("xx")", R"("")"}, {R"("x")"});
   expect_language(R"({"type":["boolean","null"],"not":{"const":false}})", {"true", "null"}, {"false"});
   expect_error(R"({"not":{}})", kUnsat, "");
-  expect_error(R"({"properties":{"a":{"not":{"type":"string","minLength":2}}}})", kUnsupported, "/properties/a/not",
-               "not");
+  expect_language(R"({"properties":{"a":{"not":{"type":"string","minLength":2}}}})",
+                  {R"({"a":1})", R"({"a":"x"})", R"({"a":""})", R"({"a":null})", "{}"}, {R"({"a":"xy"})"});
+}
+
+// `not` of anything else is rewritten by De Morgan into the supported vocabulary.
+TEST(JsonSchemaKeywords, NotDeMorgan) {
+  // Not all names present (non-objects satisfy `required`, so they fail the negation).
+  expect_language(R"({"not":{"required":["a","b"]}})", {"{}", R"({"a":1})", R"({"b":1})", R"({"c":1})"},
+                  {R"({"a":1,"b":2})", "1", R"("x")", "[]"});
+  // None present.
+  expect_language(R"({"type":"object","not":{"anyOf":[{"required":["a"]},{"required":["b"]}]}})",
+                  {"{}", R"({"c":1})"}, {R"({"a":1})", R"({"b":1})", R"({"a":1,"b":1})"});
+  expect_language(R"({"not":{"not":{"type":"string"}}})", {R"("x")"}, {"1", "null"});
+  expect_language(R"({"not":{"minimum":3}})", {"2", "-1", "2.5"}, {"3", "4", R"("x")", "null"});
+  expect_language(R"({"not":{"exclusiveMaximum":3}})", {"3", "4", "3.5"}, {"2", "2.99", "[]"});
+  expect_language(R"({"not":{"maxLength":2}})", {R"("abc")"}, {R"("ab")", R"("")", "1"});
+  expect_language(R"({"not":{"minItems":2}})", {"[]", "[1]"}, {"[1,2]", "1"});
+  expect_language(R"({"properties":{"a":{},"b":{}},"additionalProperties":false,"not":{"maxProperties":1}})",
+                  {R"({"a":1,"b":2})"}, {R"({"a":1})", "{}", "[]"});
+  expect_language(R"({"not":{"properties":{"a":{"type":"string"}}}})", {R"({"a":1})", R"({"a":null,"b":2})"},
+                  {R"({"a":"x"})", "{}", R"({"b":1})", "1"});
+  expect_language(R"({"not":{"allOf":[{"type":"string"},{"minLength":2}]}})", {R"("a")", "1", "null"},
+                  {R"("ab")"});
+  // Not exactly one: non-strings satisfy minLength only, short strings `string` only.
+  expect_language(R"({"not":{"oneOf":[{"type":"string"},{"minLength":2}]}})", {R"("ab")", R"("abc")"},
+                  {R"("a")", "1", "null"});
+  expect_language(R"({"not":{"prefixItems":[{"type":"integer"}]}})", {R"(["a"])", R"(["a",1])"},
+                  {"[]", "[1]", R"([1,"a"])", "1"});
+  expect_language(R"({"not":{"if":{"type":"string"},"then":{"minLength":2},"else":{"type":"integer"}}})",
+                  {R"("a")", "1.5", "null"}, {R"("ab")", "3"});
+  expect_language(R"({"$defs":{"s":{"type":"string"}},"not":{"$ref":"#/$defs/s"}})", {"1"}, {R"("x")"});
+  expect_language(R"({"not":{"dependentRequired":{"a":["b"]}}})", {R"({"a":1})", R"({"a":1,"c":2})"},
+                  {R"({"a":1,"b":2})", "{}", R"({"b":1})", "1"});
+  // Draft-07 ignores the siblings of $ref: their negation would not be exact.
+  expect_error(R"({"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{}},)"
+               R"("not":{"$ref":"#/definitions/s","type":"string"}})",
+               kUnsupported, "/not/$ref", "not");
+  expect_error(R"({"not":{"multipleOf":2}})", kUnsupported, "/not/multipleOf", "not");
+  expect_error(R"({"not":{"format":"email"}})", kUnsupported, "/not/format", "not");
+}
+
+TEST(JsonSchemaKeywords, IfThenElse) {
+  const std::string s =
+      R"({"type":"object","properties":{"kind":{"type":"string"},"x":{},"y":{}},)"
+      R"("if":{"properties":{"kind":{"const":"a"}},"required":["kind"]},"then":{"required":["x"]},"else":{"required":["y"]}})";
+  expect_language(s, {R"({"kind":"a","x":1})", R"({"kind":"b","y":1})", R"({"y":1})", R"({"kind":"a","x":1,"y":2})"},
+                  {R"({"kind":"a","y":1})", R"({"kind":"b","x":1})", "{}", R"({"kind":"a"})"});
+  expect_language(R"({"if":{"type":"string"},"then":{"minLength":2}})", {R"("ab")", "1", "null"}, {R"("a")", R"("")"});
+  expect_language(R"({"if":{"type":"string"},"else":{"type":"integer"}})", {R"("a")", "1"}, {"1.5", "null"});
+  // then/else without if assert nothing.
+  expect_language(R"({"then":false,"else":false})", {"1", R"("x")"}, {});
+}
+
+TEST(JsonSchemaKeywords, DependentRequiredAndDependencies) {
+  const std::string props = R"("type":"object","properties":{"a":{},"b":{},"c":{}})";
+  expect_language("{" + props + R"(,"dependentRequired":{"a":["b","c"]}})",
+                  {R"({"a":1,"b":2,"c":3})", R"({"b":2})", "{}", R"({"c":1})"},
+                  {R"({"a":1})", R"({"a":1,"b":2})", R"({"a":1,"c":3})"});
+  expect_language(R"({"dependentRequired":{"a":["b"]}})", {"1", R"("x")", "{}", R"({"b":1,"a":2})"}, {R"({"a":1})"});
+  expect_language(R"({"$schema":"http://json-schema.org/draft-07/schema#",)" + props +
+                      R"(,"dependencies":{"a":["b"],"c":{"properties":{"a":{"type":"integer"}}}}})",
+                  {R"({"a":1,"b":2})", R"({"a":1,"b":2,"c":3})", R"({"c":3})", R"({"a":"x","b":2})"},
+                  {R"({"a":1})", R"({"a":"x","b":2,"c":3})"});
+}
+
+TEST(JsonSchemaKeywords, DependentSchemas) {
+  expect_language(R"({"type":"object","properties":{"a":{},"b":{"type":"integer"}},"dependentSchemas":{"a":{"required":["b"]}}})",
+                  {R"({"a":1,"b":2})", R"({"b":2})", "{}"}, {R"({"a":1})", R"({"a":1,"b":"x"})"});
+  expect_language(R"({"dependentSchemas":{"a":false}})", {R"({"b":1})", "1"}, {R"({"a":1})"});
 }
 
 // "not integer" leaves the numbers with a non-zero fraction only.
@@ -558,14 +634,8 @@ TEST(JsonSchemaKeywords, UnsupportedKeywordsCarryKeywordAndPointer) {
     const char* pointer;
   };
   const Case cases[] = {
-      {R"({"if":{"type":"string"},"then":{"minLength":1}})", "if", "/if"},
-      {R"({"properties":{"a":{"then":{}}}})", "then", "/properties/a/then"},
       {R"({"items":{"contains":{"type":"integer"}}})", "contains", "/items/contains"},
       {R"({"type":"array","uniqueItems":true})", "uniqueItems", "/uniqueItems"},
-      {R"({"dependentRequired":{"a":["b"]}})", "dependentRequired", "/dependentRequired"},
-      {R"({"dependentSchemas":{"a":{}}})", "dependentSchemas", "/dependentSchemas"},
-      {R"({"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"a":["b"]}})", "dependencies",
-       "/dependencies"},
       {R"({"$defs":{"d":{"unevaluatedProperties":false}},"allOf":[{"$ref":"#/$defs/d"}]})", "unevaluatedProperties",
        "/$defs/d/unevaluatedProperties"},
       {R"({"prefixItems":[{}],"unevaluatedItems":false})", "unevaluatedItems", "/unevaluatedItems"},
@@ -573,8 +643,8 @@ TEST(JsonSchemaKeywords, UnsupportedKeywordsCarryKeywordAndPointer) {
       {R"({"anyOf":[{"type":"string"},{"minContains":1}]})", "minContains", "/anyOf/1/minContains"},
       {R"({"properties":{"a b":{"$ref":"other.json#/x"}}})", "$ref", "/properties/a b/$ref"},
       {R"({"properties":{"a/b":{"multipleOf":0.1}}})", "multipleOf", "/properties/a~1b/multipleOf"},
-      {R"({"additionalProperties":{"not":{"minimum":3}}})", "not", "/additionalProperties/not"},
-      {R"({"items":{"oneOf":[{"type":"string"},{"maxLength":2}]}})", "oneOf", "/items/oneOf"},
+      {R"({"additionalProperties":{"not":{"multipleOf":3}}})", "not", "/additionalProperties/not/multipleOf"},
+      {R"({"items":{"oneOf":[{"type":"string"},{"multipleOf":2}]}})", "oneOf", "/items/oneOf"},
       {R"({"prefixItems":[{"format":"iri"}]})", "format", "/prefixItems/0/format"},
       {R"({"propertyNames":{"const":"a"}})", "propertyNames", "/propertyNames/const"},
   };

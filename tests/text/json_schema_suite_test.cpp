@@ -55,7 +55,12 @@ constexpr const char* kALabel =
 constexpr const char* kRefSiblings =
     "draft-07 ignores the siblings of $ref; NInfer applies them in every draft (stricter)";
 
+constexpr const char* kRequiredOrder =
+    "names only `required` (here: dependentRequired) mentions are emitted in that list's order, the dependency "
+    "names before the name that requires them";
+
 const Exclusion kExclusions[] = {
+    {"draft2020-12", "dependentRequired.json", "dependencies with escaped characters", "CRLF", kRequiredOrder},
     {"*", "optional/format/hostname.json", "validation of A-label (punycode) host names", "*", kALabel},
     {"*", "const.json", "const with object", "same object with different property order is valid", kLiteralText},
     {"*", "const.json", "const with 0 does not match other zero-like types", "float zero is valid", kIntegerAsFloat},
@@ -143,8 +148,9 @@ constexpr ConstraintErrorKind kUnsupported = ConstraintErrorKind::UnsupportedSch
 constexpr const char* kKeyword = "keyword outside the supported set (docs/json-schema.md)";
 constexpr const char* kRemoteRef = "remote or anchor $ref, or a nested $id changing the base of a $ref";
 constexpr const char* kFractionalMultiple = "multipleOf with a fractional divisor";
-constexpr const char* kNot = "not of something other than one type, enum or const keyword";
-constexpr const char* kOneOf = "oneOf alternatives not provably exclusive";
+constexpr const char* kNot = "not of a keyword whose complement is not expressible (unevaluatedProperties)";
+constexpr const char* kOneOfNegation =
+    "oneOf alternatives that overlap, one of them negated into non-integer numbers with bounds (not generated)";
 constexpr const char* kPropertyNames = "propertyNames with something other than a pattern";
 constexpr const char* kUnicodeProperty = "regex with a Unicode property escape (\\p{...})";
 constexpr const char* kFormat = "format outside the supported set";
@@ -157,16 +163,18 @@ const ExpectedError kExpectedErrors[] = {
      kMinPropsAdditional},
     {"draft2020-12", "additionalProperties.json", "additionalProperties with propertyNames", kUnsupported,
      "propertyNames", kPropertyNames},
-    {"draft2020-12", "additionalProperties.json", "dependentSchemas with additionalProperties", kUnsupported,
-     "dependentSchemas", kKeyword},
     {"draft2020-12", "anchor.json", "*", kUnsupported, "$ref", kRemoteRef},
+    {"draft2020-12", "dependentSchemas.json", "dependencies with escaped characters", kUnsupported, "minProperties",
+     kMinPropsAdditional},
+    {"draft7", "dependencies.json", "dependencies with escaped characters", kUnsupported, "minProperties",
+     kMinPropsAdditional},
+    {"draft2020-12", "not.json", "collect annotations inside a 'not', even if collection is disabled", kUnsupported,
+     "not", kNot},
+    {"*", "oneOf.json", "oneOf", kUnsupported, "not|oneOf", kOneOfNegation},
     {"*", "contains.json", "*", kUnsupported, "contains", kKeyword},
     {"draft7", "definitions.json", "validate definition against metaschema", kUnsupported, "$ref", kRemoteRef},
     {"draft2020-12", "defs.json", "validate definition against metaschema", kUnsupported, "$ref", kRemoteRef},
-    {"draft7", "dependencies.json", "*", kUnsupported, "dependencies", kKeyword},
-    {"draft2020-12", "dependentRequired.json", "*", kUnsupported, "dependentRequired", kKeyword},
-    {"draft2020-12", "dependentSchemas.json", "*", kUnsupported, "dependentSchemas", kKeyword},
-    {"draft2020-12", "dynamicRef.json", "*", kUnsupported, "$dynamicRef|$ref|if", kRemoteRef},
+    {"draft2020-12", "dynamicRef.json", "*", kUnsupported, "$dynamicRef|$ref|$id", kRemoteRef},
     {"*", "format.json", "idn-email format", kUnsupported, "format", kFormat},
     {"*", "format.json", "idn-hostname format", kUnsupported, "format", kFormat},
     {"*", "format.json", "iri format", kUnsupported, "format", kFormat},
@@ -176,25 +184,12 @@ const ExpectedError kExpectedErrors[] = {
     {"*", "format.json", "relative-json-pointer format", kUnsupported, "format", kFormat},
     {"*", "format.json", "uri-reference format", kUnsupported, "format", kFormat},
     {"*", "format.json", "uri-template format", kUnsupported, "format", kFormat},
-    {"*", "if-then-else.json", "*", kUnsupported, "if|then|else", kKeyword},
     {"draft2020-12", "maxContains.json", "*", kUnsupported, "contains|maxContains|minContains", kKeyword},
     {"draft2020-12", "minContains.json", "*", kUnsupported, "contains|maxContains|minContains", kKeyword},
     {"*", "multipleOf.json", "by number", kUnsupported, "multipleOf", kFractionalMultiple},
     {"*", "multipleOf.json", "by small number", kUnsupported, "multipleOf", kFractionalMultiple},
     {"*", "multipleOf.json", "float division = inf", kUnsupported, "multipleOf", kFractionalMultiple},
     {"*", "multipleOf.json", "small multiple of large integer", kUnsupported, "multipleOf", kFractionalMultiple},
-    {"draft2020-12", "not.json", "collect annotations inside a 'not', even if collection is disabled", kUnsupported,
-     "not", kNot},
-    {"*", "not.json", "double negation", kUnsupported, "not", kNot},
-    {"*", "not.json", "not more complex schema", kUnsupported, "not", kNot},
-    {"*", "oneOf.json", "oneOf", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf complex types", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with base schema", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with boolean schemas, all true", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with boolean schemas, more than one true", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with empty schema", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with missing optional property", kUnsupported, "oneOf", kOneOf},
-    {"*", "oneOf.json", "oneOf with required", kUnsupported, "oneOf", kOneOf},
     {"*", "optional/ecmascript-regex.json", "pattern with non-ASCII digits", kUnsupported, "pattern", kUnicodeProperty},
     {"*", "optional/ecmascript-regex.json", "patternProperties with non-ASCII digits", kUnsupported,
      "patternProperties", kUnicodeProperty},
@@ -214,8 +209,8 @@ const ExpectedError kExpectedErrors[] = {
     {"*", "optional/format/relative-json-pointer.json", "*", kUnsupported, "format", kFormat},
     {"*", "optional/format/uri-reference.json", "*", kUnsupported, "format", kFormat},
     {"*", "optional/format/uri-template.json", "*", kUnsupported, "format", kFormat},
-    {"*", "optional/unknownKeyword.json", "$id inside an unknown keyword is not a real identifier", kUnsupported, "not",
-     kNot},
+    {"*", "optional/unknownKeyword.json", "$id inside an unknown keyword is not a real identifier", kUnsupported, "$ref",
+     kRemoteRef},
     {"draft2020-12", "pattern.json", "pattern with Unicode property escape requires unicode mode", kUnsupported,
      "pattern", kUnicodeProperty},
     {"draft2020-12", "patternProperties.json", "patternProperties with Unicode property escape", kUnsupported,
