@@ -269,9 +269,14 @@ class Emitter {
       nz.kind = ExprKind::CharClass;
       nz.ranges = {{'1', '9'}};
       const int32_t nonzero = g_.add(std::move(nz));
-      int32_t int_part = choice({lit("0"), seq({nonzero, repeat(digit, 0, grammar::kUnbounded)})});
-      return seq({optional(lit("-")), int_part, lit("."), repeat(digit, 0, grammar::kUnbounded), nonzero,
-                  repeat(digit, 0, grammar::kUnbounded)});
+      // A validator parses the text to binary64, where long numbers lose their fraction (1e20 + 0.5
+      // is an integer there). At most 15 significant digits, the last one a non-zero fraction
+      // digit: the distance to the nearest integer is then at least 1e-15 of the magnitude, above
+      // half a binary64 ulp, so the parsed value keeps a fraction.
+      std::vector<int32_t> forms{seq({lit("0."), repeat(digit, 0, 14), nonzero})};
+      for (uint32_t k = 0; k <= 13; ++k)
+        forms.push_back(seq({nonzero, repeat(digit, k, k), lit("."), repeat(digit, 0, 13 - k), nonzero}));
+      return seq({optional(lit("-")), choice(forms)});
     }
     if (bounded || modulus > 0) {
       auto a = bounded_number(s.lower, s.lower_exclusive, s.upper, s.upper_exclusive, integral, modulus, s);

@@ -597,6 +597,12 @@ TEST(JsonSchemaKeywords, DependentSchemas) {
 TEST(JsonSchemaKeywords, NotIntegerKeepsNonIntegralNumbers) {
   expect_language(R"({"not":{"type":"integer"}})", {"1.5", R"("x")", "null"}, {"1", "0", "-7"});
   expect_language(R"({"type":"number","not":{"type":"integer"}})", {"1.5", "-0.25"}, {"1", "0"});
+  // Texts whose binary64 value is an integer (the fraction lost in parsing) are not generated.
+  expect_language(R"({"type":"number","not":{"type":"integer"}})", {"12345678901234.5", "0.000000000000001"},
+                  {"100000000000000000000.5", "1.0000000000000001", "123456789012345.5", "1.50"});
+  // Excluded values cut the range (exclusive bounds are exact).
+  expect_language(R"({"type":"number","minimum":-3,"maximum":3,"not":{"enum":[0,1.5]}})", {"-3", "0.1", "1.4", "3"},
+                  {"0", "1.5", "-0", "3.5"});
 }
 
 TEST(JsonSchemaKeywords, PatternPropertiesAndAdditionalRegions) {
