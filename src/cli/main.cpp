@@ -6,6 +6,7 @@
 #include "cli/bench_decode_command.h"
 #include "cli/generate_command.h"
 #include "cli/grammar_commands.h"
+#include "cli/model_commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"NInfer: LLM inference with guaranteed structured output"};
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   ninfer::cli::register_grammar_commands(app, status);
   ninfer::cli::register_generate_command(app, status);
   ninfer::cli::register_bench_commands(app, status);
+  ninfer::cli::register_model_commands(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

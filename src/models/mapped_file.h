@@ -1,0 +1,34 @@
+// A whole file mapped read-only into memory, unmapped when the last owner lets go. Tensor views
+// point straight into the mapping: loading a checkpoint copies nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ninfer::models {
+
+class MappedFile {
+ public:
+  // Throws ModelError NotFound when the file cannot be opened, mapped or is not a regular file.
+  static std::shared_ptr<const MappedFile> open(const std::string& path);
+
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  std::string path_;
+};
+
+}  // namespace ninfer::models

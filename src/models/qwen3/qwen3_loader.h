@@ -1,0 +1,40 @@
+// Qwen3 checkpoints from disk: a Hugging Face folder (config.json, model.safetensors or sharded
+// model-0000X-of-0000N.safetensors + model.safetensors.index.json, tokenizer.json) or a GGUF file
+// (llama.cpp's qwen3 architecture, tokenizer in the metadata). Tensors stay memory-mapped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "models/gguf.h"
+#include "models/qwen3/qwen3_weights.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ninfer::models::qwen3 {
+
+struct LoadedQwen3 {
+  std::shared_ptr<const Qwen3Weights> weights;
+  std::shared_ptr<const tokenizer::Tokenizer> tokenizer;
+  std::string format;  // "safetensors" or "gguf"
+  std::string dtype;   // e.g. "bf16", "q8_0" (of the projection matrices), for descriptions
+};
+
+// config.json text -> config; errors are BadConfig / Unsupported located at "label:/key".
+Qwen3Config parse_hf_config(std::string_view config_json, const std::string& label);
+// GGUF metadata -> config (vocab_size from token_embd.weight); errors located at "path:key".
+Qwen3Config gguf_qwen3_config(const gguf::File& file);
+
+// Throw ModelError (NotFound, BadHeader, Truncated, MissingTensor, WrongShape, UnknownDtype,
+// BadConfig, Unsupported) naming the file and the tensor / key / offset.
+LoadedQwen3 load_hf_folder(const std::string& dir);
+LoadedQwen3 load_gguf(const std::string& path);
+// The weights alone (tests, references): no tokenizer is built.
+std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir);
+std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path);
+
+// GGUF tensor name for a Hugging Face Qwen3 tensor name ("model.layers.3.mlp.up_proj.weight" ->
+// "blk.3.ffn_up.weight"); empty for names with no counterpart.
+std::string gguf_tensor_name(const std::string& hf_name);
+
+}  // namespace ninfer::models::qwen3
