@@ -156,7 +156,7 @@ TEST(Engine, MaxTokensReportsCompletenessHonestly) {
 
 TEST(Engine, SubmitRejectionsAreTypedAndReleaseTheReservation) {
   auto e = make_engine(2, 64, /*max_outstanding=*/2);
-  EXPECT_THROW(e->submit(prompt(*e), constrained(OutputConstraint::json_schema("{\"type\":\"object\",\"if\":{}}"))),
+  EXPECT_THROW(e->submit(prompt(*e), constrained(OutputConstraint::json_schema("{\"type\":\"string\",\"format\":\"byte\"}"))),
                ConstraintError);
   EXPECT_THROW(e->submit(prompt(*e), constrained(OutputConstraint::regex("(a"))), ConstraintError);
   EXPECT_THROW(e->submit(prompt(*e), constrained(OutputConstraint::choice({}))), ConstraintError);
