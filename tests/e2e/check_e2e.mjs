@@ -37,7 +37,7 @@ const inLanguage = {
   },
   regex: (r) => new RegExp(`^(?:${r.source})$`, "u").test(r.text),
   choice: (r) => r.choices.includes(r.text),
-  gbnf: (r) => /^[a-z]+=[0-9]+(,[a-z]+=[0-9]+)*$/.test(r.text),
+  gbnf: (r) => /^[a-z]{1,8}=[0-9]{1,4}(,[a-z]{1,8}=[0-9]{1,4}){0,4}$/.test(r.text),
   gbnf_balanced: (r) => balanced(r.text),
 };
 

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     c.constraint = ninfer::OutputConstraint::json_object();
     cases.push_back(c);
     c.kind = "regex";
-    c.source = "(19|20)[0-9]{2}-(0[1-9]|1[0-2])-[0-2][0-9] [A-Z][a-z]{2,8}( [a-z]+){0,3}\\.";
+    c.source = "(19|20)[0-9]{2}-(0[1-9]|1[0-2])-[0-2][0-9] [A-Z][a-z]{2,8}( [a-z]{1,8}){0,3}\\.";
     c.constraint = ninfer::OutputConstraint::regex(c.source);
     cases.push_back(c);
     c.kind = "choice";
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     c.constraint = ninfer::OutputConstraint::choice(c.choices);
     cases.push_back(c);
     c.kind = "gbnf";
-    c.source = "root ::= pair (\",\" pair)*\npair ::= [a-z]+ \"=\" [0-9]+\n";
+    c.source = "root ::= pair (\",\" pair){0,4}\npair ::= [a-z]{1,8} \"=\" [0-9]{1,4}\n";
     c.constraint = ninfer::OutputConstraint::grammar(c.source);
     cases.push_back(c);
     c.kind = "gbnf_balanced";  // recursive: balanced brackets, checked by a counter

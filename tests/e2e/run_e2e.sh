@@ -12,7 +12,7 @@ if ! command -v node >/dev/null 2>&1 || [ ! -d "$ROOT/node_modules/ajv" ]; then
 fi
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-ARGS=(--count 50 --max-tokens 256 --seed 1 --out "$TMP/e2e.jsonl")
+ARGS=(--count 50 --max-tokens 640 --seed 1 --out "$TMP/e2e.jsonl")
 [ -d "$DATA" ] && ARGS+=(--maskbench "$DATA")
 "$DRIVER" "${ARGS[@]}"
 status=0
