@@ -538,6 +538,10 @@ bool ShapeReducer::apply_all(const PartList& parts, const Skip& skip, Shape& sha
       unsupported("allOf", n.pointer, "more than " + std::to_string(limits_.max_merges) + " schema merges");
     if (++steps > limits_.max_depth * 16)
       unsupported("$ref", n.pointer, "reference chain does not reduce (self-referencing allOf/$ref)");
+    // A node met twice adds nothing (A and A = A); applying it again would duplicate its parts.
+    // Nodes with a $ref or allOf are followed again, so a cycle of references still meets the step limit.
+    if (!shape.applied.insert(n.node).second && !(n.node->is_object() && (n.node->contains("$ref") || n.node->contains("allOf"))))
+      continue;
     std::vector<SchemaNode> more;
     apply_node(n, shape, more, groups, skip, unsat);
     for (auto it = more.rbegin(); it != more.rend(); ++it) queue.push_back(*it);
@@ -546,29 +550,39 @@ bool ShapeReducer::apply_all(const PartList& parts, const Skip& skip, Shape& sha
 }
 
 void ShapeReducer::expand(PartList parts, Skip skip, int depth, std::vector<Shape>& out) {
-  if (depth > static_cast<int>(limits_.max_depth))
-    unsupported("anyOf", parts.empty() ? "" : parts[0].pointer, "alternatives nest too deeply");
   Shape shape;
   std::vector<Group> groups;
   if (!apply_all(parts, skip, shape, groups)) return;
+  distribute(std::move(shape), std::move(groups), std::move(skip), depth, out);
+}
+
+// Distributes the pending groups of a shape: each alternative of the first group is applied to a
+// copy of the shape (only its own nodes: the rest is already in the shape), then the remaining
+// groups are distributed over the result.
+void ShapeReducer::distribute(Shape shape, std::vector<Group> groups, Skip skip, int depth, std::vector<Shape>& out) {
+  if (depth > static_cast<int>(limits_.max_depth)) unsupported("anyOf", shape.pointer, "alternatives nest too deeply");
   if (std::string conflict = prune_empty_types(shape); !conflict.empty() && first_conflict_.empty())
     first_conflict_ = conflict;
+  if ((shape.types & kObject) && !groups.empty() && reducing_ < 4 && !required_values_possible(shape))
+    shape.types &= ~kObject;
   if (shape.types == 0) return;
   if (groups.empty()) {
     out.push_back(std::move(shape));
     return;
   }
-  // Distribute the first group: each alternative is combined with everything else.
   const Group g = groups.front();
+  groups.erase(groups.begin());
+  // Pending groups met again through an alternative are the same conjunct (A and A = A).
   skip.insert(g.key);
-  std::vector<std::vector<Shape>> per_alt;
-  for (const auto& alt : g.alternatives) {
-    PartList with = parts;
-    with.push_back(alt);
-    std::vector<Shape> alt_shapes;
-    expand(with, skip, depth + 1, alt_shapes);
-    per_alt.push_back(alt_shapes);
-  }
+  for (const auto& r : groups) skip.insert(r.key);
+  auto branch = [&](const PartList& extra, std::vector<Shape>& into) {
+    Shape s = shape;
+    std::vector<Group> more = groups;
+    if (!apply_all(extra, skip, s, more)) return;
+    distribute(std::move(s), std::move(more), skip, depth + 1, into);
+  };
+  std::vector<std::vector<Shape>> per_alt(g.alternatives.size());
+  for (size_t i = 0; i < g.alternatives.size(); ++i) branch({g.alternatives[i]}, per_alt[i]);
   if (g.one_of) {
     const auto overlaps = overlapping(per_alt);
     if (!overlaps.empty()) {
@@ -578,17 +592,12 @@ void ShapeReducer::expand(PartList parts, Skip skip, int depth, std::vector<Shap
                               std::to_string(overlaps[0].second) + " are not provably exclusive";
       try {
         for (size_t i = 0; i < g.alternatives.size(); ++i) {
-          PartList with = parts;
-          with.push_back(g.alternatives[i]);
-          bool changed = false;
+          PartList with{g.alternatives[i]};
           for (const auto& [a, b] : overlaps)
-            if (a == i || b == i) {
-              with.push_back(negate(g.alternatives[a == i ? b : a]));
-              changed = true;
-            }
-          if (!changed) continue;
+            if (a == i || b == i) with.push_back(negate(g.alternatives[a == i ? b : a]));
+          if (with.size() == 1) continue;
           per_alt[i].clear();
-          expand(with, skip, depth + 1, per_alt[i]);
+          branch(with, per_alt[i]);
         }
       } catch (const ConstraintError& e) {
         if (e.kind() != ConstraintErrorKind::UnsupportedSchema) throw;
@@ -598,6 +607,30 @@ void ShapeReducer::expand(PartList parts, Skip skip, int depth, std::vector<Shap
   }
   for (auto& shapes : per_alt)
     for (auto& sh : shapes) out.push_back(std::move(sh));
+}
+
+// False when a required property can hold no value: its schemas from several parts (say a
+// discriminator `const` and the `not const` of another if/then branch) intersect to nothing.
+// Checked while distributing groups, so contradictory branches are cut before they multiply.
+bool ShapeReducer::required_values_possible(const Shape& s) {
+  for (const auto& name : s.required) {
+    PartList parts;
+    for (const auto& part : s.objects) {
+      bool declared = false;
+      for (const auto& [pname, node] : part.properties)
+        if (pname == name) {
+          declared = true;
+          if (std::none_of(parts.begin(), parts.end(), [&](const SchemaNode& p) { return p.node == node.node; }))
+            parts.push_back(node);
+        }
+      if (declared || !part.pattern_properties.empty()) continue;  // pattern schemas: not checked here
+      if (part.additional_false) return false;
+      if (part.additional) parts.push_back(*part.additional);
+    }
+    if (parts.size() < 2) continue;
+    if (reduce(parts).empty()) return false;
+  }
+  return true;
 }
 
 std::string ShapeReducer::located(const Json* v, std::string fallback) const {
@@ -785,8 +818,17 @@ Json ShapeReducer::negation_of(const SchemaNode& n, int depth) {
 }
 
 std::vector<Shape> ShapeReducer::reduce(const PartList& parts) {
+  // The merge limit holds per reduction (the outermost call), not per compile.
+  const bool outermost = reducing_++ == 0;
+  if (outermost) merges_ = 0;
   std::vector<Shape> out;
-  expand(parts, {}, 0, out);
+  try {
+    expand(parts, {}, 0, out);
+  } catch (...) {
+    --reducing_;
+    throw;
+  }
+  --reducing_;
   return out;
 }
 

@@ -82,6 +82,8 @@ struct Shape {
   std::string object_pointer;
   // Pointers of keywords that no JSON Schema draft defines (annotations by the specification).
   std::vector<std::string> ignored_keywords;
+  // Nodes already applied to this shape.
+  std::set<const Json*> applied;
 };
 
 class ShapeReducer {
@@ -96,6 +98,7 @@ class ShapeReducer {
   const SchemaDocument& doc_;
   const SchemaLimits& limits_;
   uint32_t merges_ = 0;
+  uint32_t reducing_ = 0;  // nesting of reduce() calls
   std::string first_conflict_;
 
   // Schema nodes the reducer writes itself: `not` rewritten by De Morgan, if/then/else and
@@ -119,9 +122,11 @@ class ShapeReducer {
   void apply_node(const SchemaNode& n, Shape& shape, std::vector<SchemaNode>& queue, std::vector<Group>& groups,
                   const Skip& skip, bool& unsat);
   void expand(PartList parts, Skip skip, int depth, std::vector<Shape>& out);
+  void distribute(Shape shape, std::vector<Group> groups, Skip skip, int depth, std::vector<Shape>& out);
   // Pairs of alternatives (i < j) whose shapes are not proven disjoint.
   std::vector<std::pair<size_t, size_t>> overlapping(const std::vector<std::vector<Shape>>& alternatives);
 
+  bool required_values_possible(const Shape& s);
   SchemaNode build(Json j, const std::string& origin);
   std::string located(const Json* v, std::string fallback) const;
   Json ref_to(const SchemaNode& n) const;  // a `$ref` to a document node, a copy of a built one
