@@ -1,0 +1,59 @@
+#include "models/kernels/parallel_matmul.h"
+
+#include <array>
+#include <stdexcept>
+
+namespace ninfer::models::kernels {
+
+namespace {
+
+// Output rows per task: about 8 tasks per thread, so that a thread slowed down by something else on the
+// machine is balanced by the others, but never fewer than 16 rows, so that claiming a task costs
+// nothing next to its work. Big blocks also keep each thread's weight reads one long sequential
+// stream, which is what the hardware prefetchers handle best.
+constexpr int64_t kMinRowBlock = 16;
+constexpr int64_t kTasksPerThread = 8;
+constexpr size_t kMaxTargets = 4;
+
+int64_t row_block(int64_t rows, int threads) {
+  const int64_t per = (rows + threads * kTasksPerThread - 1) / (threads * kTasksPerThread);
+  return per < kMinRowBlock ? kMinRowBlock : per;
+}
+
+}  // namespace
+
+void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
+                     const float* x, int64_t ldx, int64_t batch) {
+  if (batch <= 0 || targets.empty()) return;
+  if (targets.size() > kMaxTargets) throw std::invalid_argument("parallel_matmul: too many targets");
+  std::array<MatmulArgs, kMaxTargets> args{};
+  std::array<int64_t, kMaxTargets + 1> first_task{};
+  std::array<int64_t, kMaxTargets> block{};
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const TensorView& w = *targets[i].w;
+    MatmulArgs& a = args[i];
+    a.dtype = w.dtype;
+    a.w = static_cast<const uint8_t*>(w.data);
+    a.w_row_bytes = row_bytes(w.dtype, w.cols());
+    a.cols = w.cols();
+    a.x = x;
+    a.ldx = ldx;
+    a.batch = batch;
+    a.y = targets[i].y;
+    a.ldy = targets[i].ldy;
+    a.accumulate = targets[i].accumulate;
+    block[i] = row_block(w.rows(), pool.size());
+    first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
+  }
+  const size_t n = targets.size();
+  pool.run(first_task[n], [&](int64_t task, int) {
+    size_t i = 0;
+    while (task >= first_task[i + 1]) ++i;
+    const int64_t rows = targets[i].w->rows();
+    const int64_t begin = (task - first_task[i]) * block[i];
+    const int64_t end = begin + block[i] < rows ? begin + block[i] : rows;
+    kernels.matmul_rows(args[i], begin, end);
+  });
+}
+
+}  // namespace ninfer::models::kernels

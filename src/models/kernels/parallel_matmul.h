@@ -1,0 +1,26 @@
+// Matrix products of the forward pass spread over the thread pool by blocks of output rows. Several
+// matrices that read the same input (q/k/v, gate/up) run as one pool job: one wake-up, one barrier.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "models/kernels/simd_kernels.h"
+#include "models/kernels/thread_pool.h"
+#include "models/tensor.h"
+
+namespace ninfer::models::kernels {
+
+struct MatmulTarget {
+  const TensorView* w = nullptr;  // [rows, cols], cols = the input width
+  float* y = nullptr;             // y[b*ldy + r]
+  int64_t ldy = 0;
+  bool accumulate = false;        // y += W x
+};
+
+// For every target: y = W x over the `batch` rows of x (row stride ldx). Each weight matrix is read
+// once for the whole batch.
+void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
+                     const float* x, int64_t ldx, int64_t batch);
+
+}  // namespace ninfer::models::kernels

@@ -1,0 +1,107 @@
+#include "models/kernels/simd_kernels.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "models/dtype_convert.h"
+
+namespace ninfer::models::kernels {
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar:
+      return "scalar";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+bool isa_supported(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar:
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    case Isa::Avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    case Isa::Avx512:
+      return isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f");
+#else
+    default:
+      return false;
+#endif
+  }
+  return false;
+}
+
+namespace {
+
+Isa detect() {
+  Isa best = Isa::Scalar;
+  if (isa_supported(Isa::Avx512)) {
+    best = Isa::Avx512;
+  } else if (isa_supported(Isa::Avx2)) {
+    best = Isa::Avx2;
+  }
+  // A cap for testing the narrower paths on a wide machine.
+  if (const char* cap = std::getenv("NINFER_ISA")) {
+    const std::string c = cap;
+    if (c == "scalar") best = Isa::Scalar;
+    if (c == "avx2" && best == Isa::Avx512) best = Isa::Avx2;
+  }
+  return best;
+}
+
+}  // namespace
+
+Isa best_isa() {
+  static const Isa isa = detect();
+  return isa;
+}
+
+const KernelTable& kernel_table(Isa isa) {
+  if (!isa_supported(isa)) throw std::invalid_argument(std::string("CPU does not support ") + isa_name(isa));
+  switch (isa) {
+    case Isa::Avx2:
+      return avx2::kTable;
+    case Isa::Avx512:
+      return avx512::kTable;
+    case Isa::Scalar:
+      break;
+  }
+  return scalar::kTable;
+}
+
+const KernelTable& best_kernels() {
+  static const KernelTable& table = kernel_table(best_isa());
+  return table;
+}
+
+void convert_row(DType dtype, const void* src, int64_t n, float* dst) {
+  const auto* p = static_cast<const uint8_t*>(src);
+  switch (dtype) {
+    case DType::F32:
+      std::memcpy(dst, p, static_cast<size_t>(n) * 4);
+      return;
+    case DType::F16:
+    case DType::BF16:
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        dst[i] = dtype == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
+      }
+      return;
+    case DType::Q8_0:
+      for (int64_t b = 0; b < n / kQ8BlockValues; ++b) {
+        const uint8_t* blk = p + b * kQ8BlockBytes;
+        for (int j = 0; j < kQ8BlockValues; ++j) dst[b * kQ8BlockValues + j] = q8_0_value(blk, j);
+      }
+      return;
+  }
+}
+
+}  // namespace ninfer::models::kernels

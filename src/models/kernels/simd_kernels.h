@@ -1,0 +1,69 @@
+// The inner loops of the forward pass, compiled once per instruction set (scalar, AVX2+FMA+F16C,
+// AVX-512) from one body (simd_kernels_body.inc) and picked at run time for the CPU we run on, so one
+// binary runs on any x86-64 and uses what the machine has.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "models/tensor.h"
+
+namespace ninfer::models::kernels {
+
+enum class Isa : uint8_t { Scalar, Avx2, Avx512 };
+
+const char* isa_name(Isa isa);
+bool isa_supported(Isa isa);  // by this CPU
+Isa best_isa();               // the widest supported one (NINFER_ISA=scalar|avx2|avx512 caps it)
+
+// y[b*ldy + r] (+)= sum_c W[r, c] * x[b*ldx + c] for rows r in [row_begin, row_end) and b < batch.
+// W is read in its stored dtype (Q8_0 needs cols % 32 == 0); x and y are fp32.
+struct MatmulArgs {
+  DType dtype = DType::F32;
+  const uint8_t* w = nullptr;
+  size_t w_row_bytes = 0;
+  int64_t cols = 0;
+  const float* x = nullptr;
+  int64_t ldx = 0;
+  int64_t batch = 0;
+  float* y = nullptr;
+  int64_t ldy = 0;
+  bool accumulate = false;  // y += W x instead of y = W x (residual connections)
+};
+
+struct KernelTable {
+  Isa isa;
+  void (*matmul_rows)(const MatmulArgs& args, int64_t row_begin, int64_t row_end);
+  float (*dot)(const float* a, const float* b, int64_t n);
+  // One attention head for one query: scores[j] = scale * q.k_j for j < n, softmax, out = sum p_j v_j.
+  // k_j = k + j*stride (likewise v); scores needs room for n floats.
+  void (*attend)(const float* q, const float* k, const float* v, int64_t stride, int64_t n, int64_t dim,
+                 float scale, float* scores, float* out);
+};
+
+const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)
+const KernelTable& best_kernels();
+
+// A row stride (in floats) of at least n for fp32 rows that are read together: rounded up to 16
+// floats, plus 16 more when it would be a multiple of 1 KiB, so that rows read side by side do not
+// all map to the same L1 cache sets.
+inline int64_t padded_stride(int64_t n) {
+  const int64_t s = (n + 15) / 16 * 16;
+  return s % 256 == 0 ? s + 16 : s;
+}
+
+// Converts `n` stored values (one row, or a prefix of one; Q8_0 needs n % 32 == 0) to fp32.
+void convert_row(DType dtype, const void* src, int64_t n, float* dst);
+
+// Per-ISA entry points (simd_kernels_<isa>.cpp).
+namespace scalar {
+extern const KernelTable kTable;
+}
+namespace avx2 {
+extern const KernelTable kTable;
+}
+namespace avx512 {
+extern const KernelTable kTable;
+}
+
+}  // namespace ninfer::models::kernels

@@ -1,0 +1,58 @@
+// AVX2+FMA+F16C instances of the kernels: 8 floats per register, 16 registers, so tiles of one weight
+// row against 4 batch rows.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <immintrin.h>
+
+#include "models/dtype_convert.h"
+#include "models/kernels/simd_kernels.h"
+
+#define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma,f16c")))
+#define NINFER_VEC_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) static inline
+
+namespace ninfer::models::kernels::avx2 {
+
+struct V {
+  using reg = __m256;
+  static constexpr int kWidth = 8;
+  static constexpr int kBatchTile = 4;
+  static constexpr int kPackedMinBatch = 12;
+  static constexpr int kPackRows = 2;
+  static constexpr int kPackBatch = 2;
+  NINFER_VEC_OP reg zero() { return _mm256_setzero_ps(); }
+  NINFER_VEC_OP reg set1(float f) { return _mm256_set1_ps(f); }
+  NINFER_VEC_OP reg load(const float* p) { return _mm256_loadu_ps(p); }
+  NINFER_VEC_OP void store(float* p, reg a) { _mm256_storeu_ps(p, a); }
+  NINFER_VEC_OP reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  NINFER_VEC_OP reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  NINFER_VEC_OP reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  NINFER_VEC_OP float hsum(reg a) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  NINFER_VEC_OP reg load_bf16(const uint16_t* p) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+  NINFER_VEC_OP reg load_f16(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  NINFER_VEC_OP reg load_i8(const int8_t* p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+  }
+  NINFER_VEC_OP void in_register(reg& a) { asm("" : "+x"(a)); }
+  NINFER_VEC_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+  NINFER_VEC_OP float half(uint16_t h) { return _cvtsh_ss(h); }
+};
+
+#include "models/kernels/simd_kernels_body.inc"
+
+const KernelTable kTable{Isa::Avx2, &matmul_rows, &dot, &attend};
+
+}  // namespace ninfer::models::kernels::avx2

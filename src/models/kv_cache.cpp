@@ -1,0 +1,38 @@
+#include "models/kv_cache.h"
+
+#include <algorithm>
+
+namespace ninfer::models {
+
+namespace {
+constexpr int kMinCapacity = 64;
+}
+
+KvCache::KvCache(int layers, int kv_dim, int slots, int max_context)
+    : layers_(layers), kv_dim_(kv_dim), max_context_(max_context), slots_(static_cast<size_t>(slots)) {
+  for (Slot& s : slots_) {
+    s.keys.resize(static_cast<size_t>(layers));
+    s.values.resize(static_cast<size_t>(layers));
+  }
+}
+
+void KvCache::reserve(int slot, int positions) {
+  Slot& s = slots_[slot];
+  if (positions <= s.capacity) return;
+  const int grown = std::max({positions, kMinCapacity, s.capacity * 2});
+  const int capacity = std::min(grown, std::max(positions, max_context_));
+  const size_t floats = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
+  for (int l = 0; l < layers_; ++l) {
+    s.keys[l].resize(floats);
+    s.values[l].resize(floats);
+  }
+  s.capacity = capacity;
+}
+
+size_t KvCache::bytes() const {
+  size_t n = 0;
+  for (const Slot& s : slots_) n += 2 * static_cast<size_t>(layers_) * static_cast<size_t>(s.capacity) * kv_dim_;
+  return n * sizeof(float);
+}
+
+}  // namespace ninfer::models

@@ -1,0 +1,44 @@
+// Per-slot key/value cache of a decoder: fp32, one [positions, kv_dim] array per layer for keys and
+// one for values. Storage grows with the slot (doubling, capped at max_context), so a server with many
+// slots and a long max_context only pays for the positions its sequences actually reach.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ninfer::models {
+
+class KvCache {
+ public:
+  KvCache(int layers, int kv_dim, int slots, int max_context);
+
+  int slots() const { return static_cast<int>(slots_.size()); }
+  int max_context() const { return max_context_; }
+  int kv_dim() const { return kv_dim_; }
+
+  // Committed positions of a slot (no bounds check: callers validate the slot first).
+  int length(int slot) const { return slots_[slot].length; }
+  void set_length(int slot, int length) { slots_[slot].length = length; }
+
+  // Makes room for positions [0, positions) of a slot; positions <= max_context.
+  void reserve(int slot, int positions);
+
+  float* keys(int slot, int layer) { return slots_[slot].keys[layer].data(); }
+  float* values(int slot, int layer) { return slots_[slot].values[layer].data(); }
+
+  size_t bytes() const;  // currently allocated
+
+ private:
+  struct Slot {
+    int length = 0;
+    int capacity = 0;  // positions
+    std::vector<std::vector<float>> keys, values;  // [layer][position * kv_dim + i]
+  };
+  int layers_;
+  int kv_dim_;
+  int max_context_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace ninfer::models

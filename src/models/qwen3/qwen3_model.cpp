@@ -1,0 +1,364 @@
+#include "models/qwen3/qwen3_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/kernels/parallel_matmul.h"
+#include "models/kernels/thread_pool.h"
+#include "models/kv_cache.h"
+#include "models/model_error.h"
+
+namespace ninfer::models::qwen3 {
+
+namespace {
+
+using kernels::MatmulTarget;
+
+std::string where(const Qwen3Weights& w, const TensorView& t) {
+  return (w.source.empty() ? std::string("<memory>") : w.source) + ":" + t.name;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The forward pass trusts the views completely, so it checks them once here even though the loaders'
+// validate_qwen3_weights already should have.
+void check_tensor(const Qwen3Weights& w, const TensorView& t, const char* role, std::vector<int64_t> shape) {
+  if (t.data == nullptr) {
+    throw ModelError(ModelErrorKind::MissingTensor, std::string("Qwen3 weights lack the ") + role + " tensor",
+                     where(w, t));
+  }
+  if (t.shape != shape) {
+    throw ModelError(ModelErrorKind::WrongShape,
+                     std::string("Qwen3 ") + role + " tensor '" + t.name + "' has shape " + shape_text(t.shape) +
+                         ", the config needs " + shape_text(shape),
+                     where(w, t));
+  }
+  size_t need = 0;
+  try {
+    need = static_cast<size_t>(t.rows()) * row_bytes(t.dtype, t.cols());
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(ModelErrorKind::WrongShape,
+                     std::string("Qwen3 ") + role + " tensor '" + t.name + "': " + e.what(), where(w, t));
+  }
+  if (t.bytes < need) {
+    throw ModelError(ModelErrorKind::Truncated,
+                     std::string("Qwen3 ") + role + " tensor '" + t.name + "' holds " + std::to_string(t.bytes) +
+                         " bytes, its shape needs " + std::to_string(need),
+                     where(w, t));
+  }
+}
+
+std::vector<float> to_floats(const TensorView& t) {
+  std::vector<float> v(static_cast<size_t>(t.elements()));
+  for (int64_t i = 0; i < t.elements(); ++i) v[i] = tensor_element(t, i);
+  return v;
+}
+
+// out = x / rms(x) * w. The sum of squares in double: it costs nothing at these sizes and keeps the
+// normalisation exact to fp32 rounding.
+inline void rms_norm(const float* x, const float* w, int64_t n, double eps, float* out) {
+  double ss = 0.0;
+  for (int64_t i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
+  const float inv = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * w[i];
+}
+
+// NeoX-style rotation (HF rotate_half): element i pairs with i + dim/2.
+inline void rope(float* v, const float* cos, const float* sin, int64_t half) {
+  for (int64_t i = 0; i < half; ++i) {
+    const float a = v[i];
+    const float b = v[i + half];
+    v[i] = a * cos[i] - b * sin[i];
+    v[i + half] = b * cos[i] + a * sin[i];
+  }
+}
+
+// Grows a scratch buffer geometrically, so that slowly growing needs (attention scores as a context
+// lengthens) do not reallocate on every step.
+inline float* grow(std::vector<float>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(std::max<size_t>(static_cast<size_t>(n), v.size() * 2));
+  return v.data();
+}
+
+}  // namespace
+
+Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOptions options)
+    : weights_(std::move(weights)), options_(std::move(options)) {
+  if (!weights_) throw std::invalid_argument("Qwen3Model: no weights");
+  const Qwen3Weights& w = *weights_;
+  const Qwen3Config& c = w.config;
+  const std::string src = w.source.empty() ? "<memory>" : w.source;
+  if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_layers <= 0 ||
+      c.num_heads <= 0 || c.num_kv_heads <= 0 || c.head_dim <= 0 || c.head_dim % 2 != 0 ||
+      c.num_heads % c.num_kv_heads != 0 || !(c.rms_norm_eps >= 0.0) || !(c.rope_theta > 0.0)) {
+    throw ModelError(ModelErrorKind::BadConfig,
+                     "Qwen3 config is impossible (sizes must be positive, head_dim even, num_heads a multiple "
+                     "of num_kv_heads)",
+                     src);
+  }
+  if (options_.slots < 1) throw std::invalid_argument("Qwen3Model: slots must be at least 1");
+  if (options_.max_context < 0) throw std::invalid_argument("Qwen3Model: max_context must not be negative");
+  if (options_.max_context == 0) options_.max_context = c.max_position_embeddings;
+  if (options_.max_context < 1) throw std::invalid_argument("Qwen3Model: max_context must be at least 1");
+  if (options_.threads < 0) throw std::invalid_argument("Qwen3Model: threads must not be negative");
+  if (options_.prefill_chunk < 1) throw std::invalid_argument("Qwen3Model: prefill_chunk must be at least 1");
+
+  const int64_t hidden = c.hidden_size, inter = c.intermediate_size, hd = c.head_dim;
+  const int64_t qdim = int64_t{c.num_heads} * hd, kvdim = int64_t{c.num_kv_heads} * hd;
+  if (static_cast<int>(w.layers.size()) != c.num_layers) {
+    throw ModelError(ModelErrorKind::MissingTensor,
+                     "Qwen3 weights have " + std::to_string(w.layers.size()) + " layers, the config says " +
+                         std::to_string(c.num_layers),
+                     src);
+  }
+  check_tensor(w, w.embed, "embedding", {c.vocab_size, hidden});
+  check_tensor(w, w.lm_head, "lm_head", {c.vocab_size, hidden});
+  check_tensor(w, w.final_norm, "final norm", {hidden});
+  for (const Qwen3LayerWeights& l : w.layers) {
+    check_tensor(w, l.attn_norm, "attention norm", {hidden});
+    check_tensor(w, l.q_proj, "q_proj", {qdim, hidden});
+    check_tensor(w, l.k_proj, "k_proj", {kvdim, hidden});
+    check_tensor(w, l.v_proj, "v_proj", {kvdim, hidden});
+    check_tensor(w, l.o_proj, "o_proj", {hidden, qdim});
+    check_tensor(w, l.q_norm, "q_norm", {hd});
+    check_tensor(w, l.k_norm, "k_norm", {hd});
+    check_tensor(w, l.ffn_norm, "ffn norm", {hidden});
+    check_tensor(w, l.gate_proj, "gate_proj", {inter, hidden});
+    check_tensor(w, l.up_proj, "up_proj", {inter, hidden});
+    check_tensor(w, l.down_proj, "down_proj", {hidden, inter});
+  }
+
+  kernels_ = options_.isa ? &kernels::kernel_table(*options_.isa) : &kernels::best_kernels();
+  pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
+  kv_ = std::make_unique<KvCache>(c.num_layers, static_cast<int>(kvdim), options_.slots, options_.max_context);
+
+  // Norm weights are small: fp32 copies once, whatever their stored dtype.
+  norms_.reserve(w.layers.size());
+  for (const Qwen3LayerWeights& l : w.layers) {
+    norms_.push_back({to_floats(l.attn_norm), to_floats(l.ffn_norm), to_floats(l.q_norm), to_floats(l.k_norm)});
+  }
+  final_norm_ = to_floats(w.final_norm);
+  inv_freq_.resize(static_cast<size_t>(hd / 2));
+  for (int64_t i = 0; i < hd / 2; ++i) {
+    inv_freq_[i] = std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(hd));
+  }
+  items_.reserve(static_cast<size_t>(options_.prefill_chunk));
+  slot_seen_.assign(static_cast<size_t>(options_.slots), 0);
+}
+
+Qwen3Model::~Qwen3Model() = default;
+
+int32_t Qwen3Model::vocab_size() const { return weights_->config.vocab_size; }
+int Qwen3Model::max_context() const { return options_.max_context; }
+int Qwen3Model::slot_count() const { return options_.slots; }
+std::shared_ptr<const tokenizer::Tokenizer> Qwen3Model::tokenizer() const { return options_.tokenizer; }
+int Qwen3Model::threads() const { return pool_->size(); }
+size_t Qwen3Model::kv_cache_bytes() const { return kv_->bytes(); }
+
+std::string Qwen3Model::description() const {
+  const Qwen3Config& c = weights_->config;
+  std::string s = "qwen3";
+  if (!options_.name.empty()) s += " " + options_.name;
+  s += " (";
+  s += dtype_name(weights_->layers.front().q_proj.dtype);
+  s += ", " + std::to_string(c.num_layers) + " layers, " + std::to_string(c.vocab_size) + " vocab)";
+  return s;
+}
+
+void Qwen3Model::check_slot(int slot, const char* what) const {
+  if (slot < 0 || slot >= options_.slots) {
+    throw std::invalid_argument(std::string(what) + ": slot " + std::to_string(slot) + " out of range [0, " +
+                                std::to_string(options_.slots) + ")");
+  }
+}
+
+int Qwen3Model::slot_length(int slot) const {
+  check_slot(slot, "slot_length");
+  return kv_->length(slot);
+}
+
+void Qwen3Model::truncate_slot(int slot, int length) {
+  check_slot(slot, "truncate_slot");
+  if (length < 0 || length > kv_->length(slot)) {
+    throw std::invalid_argument("truncate_slot: length " + std::to_string(length) + " outside [0, " +
+                                std::to_string(kv_->length(slot)) + "] for slot " + std::to_string(slot));
+  }
+  kv_->set_length(slot, length);
+}
+
+void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logits) {
+  const int64_t vocab = weights_->config.vocab_size;
+  // Validate everything before touching any slot: a rejected batch changes nothing. Messages are
+  // only built on failure, so a valid decode step allocates nothing here.
+  auto fail = [](size_t i, const std::string& what) {
+    throw std::invalid_argument("forward: row " + std::to_string(i) + ": " + what);
+  };
+  int64_t wanted = 0;
+  std::fill(slot_seen_.begin(), slot_seen_.end(), 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ForwardRow& r = rows[i];
+    if (r.slot < 0 || r.slot >= options_.slots) {
+      fail(i, "slot " + std::to_string(r.slot) + " out of range [0, " + std::to_string(options_.slots) + ")");
+    }
+    if (slot_seen_[r.slot]) fail(i, "slot " + std::to_string(r.slot) + " appears in more than one row");
+    slot_seen_[r.slot] = 1;
+    const int64_t n = static_cast<int64_t>(r.tokens.size());
+    if (n == 0) fail(i, "no tokens");
+    if (r.logits_count < 0 || r.logits_count > n) {
+      fail(i, "logits_count " + std::to_string(r.logits_count) + " outside [0, " + std::to_string(n) + "]");
+    }
+    const int64_t end = kv_->length(r.slot) + n;
+    if (end > options_.max_context) {
+      fail(i, "slot " + std::to_string(r.slot) + " would reach " + std::to_string(end) +
+                  " positions, past max_context " + std::to_string(options_.max_context));
+    }
+    for (int32_t t : r.tokens) {
+      if (t < 0 || t >= vocab) {
+        fail(i, "token " + std::to_string(t) + " outside the vocabulary [0, " + std::to_string(vocab) + ")");
+      }
+    }
+    wanted += r.logits_count;
+  }
+  if (static_cast<int64_t>(logits.size()) < wanted * vocab) {
+    throw std::invalid_argument("forward: logits holds " + std::to_string(logits.size()) + " floats, the rows need " +
+                                std::to_string(wanted * vocab));
+  }
+  for (const ForwardRow& r : rows) kv_->reserve(r.slot, kv_->length(r.slot) + static_cast<int>(r.tokens.size()));
+
+  // Rows are cut into chunks of at most prefill_chunk tokens in row order, so chunks may mix rows
+  // (a batch of decodes is one chunk) and a long prompt spans several chunks (bounded scratch).
+  int64_t logits_row = 0;
+  items_.clear();
+  for (const ForwardRow& r : rows) {
+    const int base = kv_->length(r.slot);
+    const int n = static_cast<int>(r.tokens.size());
+    for (int i = 0; i < n; ++i) {
+      items_.push_back({r.slot, base + i, r.tokens[i], i >= n - r.logits_count});
+      if (static_cast<int>(items_.size()) == options_.prefill_chunk) {
+        run_chunk(logits, logits_row);
+        items_.clear();
+      }
+    }
+  }
+  if (!items_.empty()) run_chunk(logits, logits_row);
+  items_.clear();
+}
+
+void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
+  const Qwen3Weights& w = *weights_;
+  const Qwen3Config& c = w.config;
+  const int64_t n = static_cast<int64_t>(items_.size());
+  const int64_t hidden = c.hidden_size, inter = c.intermediate_size, hd = c.head_dim, half = hd / 2;
+  const int64_t heads = c.num_heads, kv_heads = c.num_kv_heads, group = heads / kv_heads;
+  const int64_t qdim = heads * hd, kvdim = kv_heads * hd;
+  const double eps = c.rms_norm_eps;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
+  const int threads = pool_->size();
+
+  // Activation rows at padded strides: rows read side by side by the batched matmuls would otherwise
+  // sit at multiples of 4 KiB and fight over the same L1 sets.
+  const int64_t sx = kernels::padded_stride(hidden), sq = kernels::padded_stride(qdim);
+  const int64_t skv = kernels::padded_stride(kvdim), si = kernels::padded_stride(inter);
+  float* x = grow(x_, n * sx);
+  float* h = grow(h_, n * sx);
+  float* q = grow(q_, n * sq);
+  float* k = grow(k_, n * skv);
+  float* v = grow(v_, n * skv);
+  float* attn = grow(attn_, n * sq);
+  float* gate = grow(gate_, n * si);
+  float* up = grow(up_, n * si);
+  float* cosv = grow(cos_, n * half);
+  float* sinv = grow(sin_, n * half);
+  // Attention scores: one max_context row per thread (a few hundred KB at most), so that a growing
+  // context never reallocates.
+  const int64_t score_stride = options_.max_context;
+  float* scores = grow(scores_, threads * score_stride);
+
+  const size_t embed_row = row_bytes(w.embed.dtype, hidden);
+  for (int64_t t = 0; t < n; ++t) {
+    const Item& it = items_[t];
+    kernels::convert_row(w.embed.dtype, static_cast<const uint8_t*>(w.embed.data) + it.token * embed_row, hidden,
+                         x + t * sx);
+    for (int64_t i = 0; i < half; ++i) {
+      // Angles in double: positions run to tens of thousands, where fp32 angles drift.
+      const double a = static_cast<double>(it.pos) * inv_freq_[i];
+      cosv[t * half + i] = static_cast<float>(std::cos(a));
+      sinv[t * half + i] = static_cast<float>(std::sin(a));
+    }
+  }
+
+  for (int l = 0; l < c.num_layers; ++l) {
+    const Qwen3LayerWeights& lw = w.layers[l];
+    const LayerNorms& nw = norms_[l];
+
+    for (int64_t t = 0; t < n; ++t) rms_norm(x + t * sx, nw.attn.data(), hidden, eps, h + t * sx);
+    const MatmulTarget qkv[] = {{&lw.q_proj, q, sq, false}, {&lw.k_proj, k, skv, false}, {&lw.v_proj, v, skv, false}};
+    kernels::parallel_matmul(*pool_, *kernels_, qkv, h, sx, n);
+
+    for (int64_t t = 0; t < n; ++t) {
+      const Item& it = items_[t];
+      const float* ct = cosv + t * half;
+      const float* st = sinv + t * half;
+      for (int64_t hh = 0; hh < heads; ++hh) {
+        float* qh = q + t * sq + hh * hd;
+        rms_norm(qh, nw.q.data(), hd, eps, qh);
+        rope(qh, ct, st, half);
+      }
+      for (int64_t g = 0; g < kv_heads; ++g) {
+        float* kh = k + t * skv + g * hd;
+        rms_norm(kh, nw.k.data(), hd, eps, kh);
+        rope(kh, ct, st, half);
+      }
+      std::copy_n(k + t * skv, kvdim, kv_->keys(it.slot, l) + int64_t{it.pos} * kvdim);
+      std::copy_n(v + t * skv, kvdim, kv_->values(it.slot, l) + int64_t{it.pos} * kvdim);
+    }
+
+    // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
+    // earlier tokens of this chunk) are in the cache by now.
+    pool_->run(n * heads, [&](int64_t task, int worker) {
+      const int64_t t = task / heads, hh = task % heads, g = hh / group;
+      const Item& it = items_[t];
+      kernels_->attend(q + t * sq + hh * hd, kv_->keys(it.slot, l) + g * hd, kv_->values(it.slot, l) + g * hd,
+                       kvdim, it.pos + 1, hd, scale, scores + worker * score_stride, attn + t * sq + hh * hd);
+    });
+
+    const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};
+    kernels::parallel_matmul(*pool_, *kernels_, o, attn, sq, n);
+
+    for (int64_t t = 0; t < n; ++t) rms_norm(x + t * sx, nw.ffn.data(), hidden, eps, h + t * sx);
+    const MatmulTarget gate_up[] = {{&lw.gate_proj, gate, si, false}, {&lw.up_proj, up, si, false}};
+    kernels::parallel_matmul(*pool_, *kernels_, gate_up, h, sx, n);
+
+    constexpr int64_t kSiluBlock = 1024;
+    const int64_t parts = (inter + kSiluBlock - 1) / kSiluBlock;
+    pool_->run(n * parts, [&](int64_t task, int) {
+      float* g = gate + (task / parts) * si;
+      const float* u = up + (task / parts) * si;
+      const int64_t begin = (task % parts) * kSiluBlock, end = std::min(inter, begin + kSiluBlock);
+      for (int64_t i = begin; i < end; ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+    });
+
+    const MatmulTarget down[] = {{&lw.down_proj, x, sx, true}};
+    kernels::parallel_matmul(*pool_, *kernels_, down, gate, si, n);
+  }
+
+  // Logits only for the positions asked for; they are consecutive rows of the output.
+  int64_t m = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    if (items_[t].wants_logits) rms_norm(x + t * sx, final_norm_.data(), hidden, eps, h + (m++) * sx);
+  }
+  if (m > 0) {
+    const int64_t vocab = c.vocab_size;
+    const MatmulTarget head[] = {{&w.lm_head, logits.data() + logits_row * vocab, vocab, false}};
+    kernels::parallel_matmul(*pool_, *kernels_, head, h, sx, m);
+    logits_row += m;
+  }
+  for (const Item& it : items_) kv_->set_length(it.slot, it.pos + 1);
+}
+
+}  // namespace ninfer::models::qwen3

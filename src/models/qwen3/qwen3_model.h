@@ -1,0 +1,87 @@
+// Qwen3 dense forward pass on the CPU (Hugging Face Qwen3ForCausalLM): fp32 activations, weights read
+// in their stored dtype (F32, F16, BF16, Q8_0) by SIMD kernels picked at run time, a fp32 KV cache per
+// slot, and batches whose rows share every weight read (decode of B rows = one pass over the weights).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/kernels/simd_kernels.h"
+#include "models/language_model.h"
+#include "models/qwen3/qwen3_weights.h"
+
+namespace ninfer::models {
+class KvCache;
+namespace kernels {
+class ThreadPool;
+}
+}  // namespace ninfer::models
+
+namespace ninfer::models::qwen3 {
+
+struct Qwen3ModelOptions {
+  int slots = 1;
+  int max_context = 0;      // positions per slot; 0 = config.max_position_embeddings
+  int threads = 0;          // compute threads including the caller; 0 = hardware concurrency
+  int prefill_chunk = 128;  // tokens per pass through the layers: bounds the activation scratch
+  std::shared_ptr<const tokenizer::Tokenizer> tokenizer;  // handed out by tokenizer(); may be null
+  std::string name;                                       // shown by description(), e.g. "tiny"
+  std::optional<kernels::Isa> isa;                        // default: the best this CPU supports
+};
+
+class Qwen3Model final : public LanguageModel {
+ public:
+  // Throws std::invalid_argument for bad options, ModelError for weights that do not fit the config.
+  Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOptions options = {});
+  ~Qwen3Model() override;
+
+  int32_t vocab_size() const override;
+  int max_context() const override;
+  int slot_count() const override;
+  std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const override;
+  std::string description() const override;
+  int slot_length(int slot) const override;
+  void truncate_slot(int slot, int length) override;
+  // Rows must name distinct slots. logits_count 0 is accepted too (a prefill piece whose logits
+  // nobody needs); logits must hold at least sum(logits_count) * vocab_size() floats.
+  void forward(std::span<const ForwardRow> rows, std::span<float> logits) override;
+
+  const Qwen3Config& config() const { return weights_->config; }
+  kernels::Isa isa() const { return kernels_->isa; }
+  int threads() const;
+  size_t kv_cache_bytes() const;
+
+ private:
+  struct Item {  // one token of the current chunk
+    int slot;
+    int pos;
+    int32_t token;
+    bool wants_logits;
+  };
+  struct LayerNorms {
+    std::vector<float> attn, ffn, q, k;
+  };
+
+  void check_slot(int slot, const char* what) const;
+  void run_chunk(std::span<float> logits, int64_t& logits_row);
+
+  std::shared_ptr<const Qwen3Weights> weights_;
+  Qwen3ModelOptions options_;
+  const kernels::KernelTable* kernels_;
+  std::unique_ptr<kernels::ThreadPool> pool_;
+  std::unique_ptr<KvCache> kv_;
+  std::vector<LayerNorms> norms_;
+  std::vector<float> final_norm_;
+  std::vector<double> inv_freq_;
+
+  // Scratch, grown on first use and then reused: a steady decode step allocates nothing.
+  std::vector<Item> items_;
+  std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, scores_;
+  std::vector<char> slot_seen_;
+};
+
+}  // namespace ninfer::models::qwen3
