@@ -152,6 +152,9 @@ struct EngineStats {
   uint64_t provider_calls = 0;  // batches that asked for masks
   uint64_t cache_hits = 0, cache_builds = 0, cache_waits = 0;
   uint64_t finished = 0, failed = 0, cancelled = 0;
+  // Cumulative wall seconds on the worker: model forward, mask fill (lookahead included), sampling,
+  // and preview + commit + publish.
+  double forward_s = 0, mask_s = 0, sample_s = 0, commit_s = 0;
 };
 
 class EngineImpl;

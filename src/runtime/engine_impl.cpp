@@ -273,6 +273,7 @@ void EngineImpl::step() {
   }
   BatchMaskProvider provider(rows);
   runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
+  const Clock::time_point commit_t0 = Clock::now();
 
   // Preview every row's produced prefix; a failed preview restores all previews and aborts the batch.
   std::vector<int> accepted(rows.size(), 0);
@@ -333,6 +334,12 @@ void EngineImpl::step() {
     }
   }
   std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  const runtime::Program::Timings& t = program_->timings();
+  stats_.forward_s = t.forward_s;
+  stats_.mask_s = t.mask_s;
+  stats_.sample_s = t.sample_s;
+  stats_.commit_s += seconds_between(commit_t0, Clock::now());
 }
 
 void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std::optional<RequestErrorKind> error,

@@ -1,9 +1,17 @@
 #include "runtime/program.h"
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
 namespace ninfer::runtime {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
 
 Program::Program(models::LanguageModel& model, ProgramOptions options) : model_(model), options_(options) {
   if (options_.max_rows < 1 || options_.max_draft_tokens < 0 || options_.domain_size < 1)
@@ -40,7 +48,10 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     slots_.push_back(r.slot);
     lengths_before_.push_back(model_.slot_length(r.slot));
   }
+  auto t0 = std::chrono::steady_clock::now();
   model_.forward(forward_rows_, std::span<float>(logits_.data(), rows.size() * size_t(width)));
+  timings_.forward_s += since(t0);
+  t0 = std::chrono::steady_clock::now();
 
   // Masks: filled after the forward pass (the order a GPU backend overlaps), only for constrained rows.
   bool any_constrained = false;
@@ -61,6 +72,8 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     }
   }
 
+  timings_.mask_s += since(t0);
+  t0 = std::chrono::steady_clock::now();
   pending_.size = static_cast<int>(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     RowResult& out = pending_.rows[i];
@@ -84,6 +97,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
       case ops::SampleStatus::NonFiniteLogits: out.kind = RowResultKind::NonFiniteLogits; break;
     }
   }
+  timings_.sample_s += since(t0);
   pending_.open = true;
   return pending_;
 }

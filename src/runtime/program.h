@@ -65,6 +65,11 @@ class Program {
   void abort();
 
   uint64_t provider_calls() const { return provider_calls_; }
+  // Cumulative wall seconds of the three parts of decode (observability for benches and metrics).
+  struct Timings {
+    double forward_s = 0, mask_s = 0, sample_s = 0;
+  };
+  const Timings& timings() const { return timings_; }
 
  private:
   models::LanguageModel& model_;
@@ -79,6 +84,7 @@ class Program {
   std::vector<int> lengths_before_;
   PendingBatch pending_;
   uint64_t provider_calls_ = 0;
+  Timings timings_;
 };
 
 }  // namespace ninfer::runtime
