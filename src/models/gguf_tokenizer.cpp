@@ -33,8 +33,9 @@ json read_json(const std::string& path) {
   const std::string text = read_text(path);
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(ModelErrorKind::BadConfig, std::string("invalid JSON: ") + e.what(), path + ":" + std::to_string(e.byte));
+  } catch (const json::exception& e) {
+    const auto* pe = dynamic_cast<const json::parse_error*>(&e);
+    fail(ModelErrorKind::BadConfig, std::string("invalid JSON: ") + e.what(), path + ":" + std::to_string(pe ? pe->byte : 0));
   }
 }
 

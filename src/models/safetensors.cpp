@@ -87,7 +87,9 @@ File parse(std::span<const uint8_t> bytes, const std::string& label) {
   try {
     header = json::parse(header_begin, header_begin + header_len);
   } catch (const json::exception& e) {
-    const size_t at = e.id == 101 ? static_cast<const json::parse_error&>(e).byte : 0;
+    // parse_error carries the offset; out_of_range (a number beyond binary64, "1E400") does not.
+    const auto* pe = dynamic_cast<const json::parse_error*>(&e);
+    const size_t at = pe ? pe->byte : 0;
     fail(ModelErrorKind::BadHeader, std::string("header is not valid JSON: ") + e.what(), label + ":" + std::to_string(8 + at));
   }
   if (!header.is_object()) fail(ModelErrorKind::BadHeader, "header is not a JSON object", label + ":8");

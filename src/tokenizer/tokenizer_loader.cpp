@@ -331,9 +331,11 @@ void apply_config(HfTokenizer* tok, const json* config) {
 json parse_config(std::string_view text, const std::string& location) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error carries the offset; out_of_range (a number beyond binary64, "1E400") does not.
+    const auto* pe = dynamic_cast<const json::parse_error*>(&e);
     throw TokenizerError(TokenizerErrorKind::BadJson, std::string("invalid JSON: ") + e.what(),
-                         location + ":" + std::to_string(e.byte));
+                         location + ":" + std::to_string(pe ? pe->byte : 0));
   }
 }
 

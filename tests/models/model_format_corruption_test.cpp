@@ -115,6 +115,7 @@ TEST(ModelCorruption, SafetensorsBadFieldsHaveTypedErrors) {
   };
   const Case cases[] = {
       {"not JSON", "{\"a\": ", 0, ModelErrorKind::BadHeader, "mem:"},
+      {"number overflow", R"({"w":{"dtype":"F32","shape":[1E400],"data_offsets":[0,4]}})", 4, ModelErrorKind::BadHeader, "mem:"},
       {"array header", "[1, 2]", 0, ModelErrorKind::BadHeader, "mem:8"},
       {"unknown dtype", R"({"w":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})", 2, ModelErrorKind::UnknownDtype, "mem:w"},
       {"F64 dtype", R"({"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8, ModelErrorKind::UnknownDtype, "mem:w"},

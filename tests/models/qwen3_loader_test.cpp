@@ -90,6 +90,9 @@ TEST(Qwen3Loader, BadHfConfigsAreLocated) {
   }
   expect_model_error([&] { qwen3::parse_hf_config("{\"a\":", "config.json"); }, ModelErrorKind::BadConfig, "config.json:", "bad JSON");
   expect_model_error([&] { qwen3::parse_hf_config("[]", "config.json"); }, ModelErrorKind::BadConfig, "config.json:/", "array");
+  // nlohmann reports a number beyond binary64 as out_of_range, not parse_error (found by safetensors_fuzz).
+  expect_model_error([&] { qwen3::parse_hf_config("{\"vocab_size\": 8898E88898}", "config.json"); }, ModelErrorKind::BadConfig,
+                     "config.json:", "number overflow");
 }
 
 TEST(Qwen3Loader, GgufTensorNames) {

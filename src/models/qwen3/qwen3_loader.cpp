@@ -96,8 +96,10 @@ std::string read_small_file(const std::string& path, size_t limit) {
 json parse_json_file(const std::string& text, const std::string& label) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(ModelErrorKind::BadConfig, std::string("invalid JSON: ") + e.what(), label + ":" + std::to_string(e.byte));
+  } catch (const json::exception& e) {
+    // parse_error carries the offset; out_of_range (a number beyond binary64, "1E400") does not.
+    const auto* pe = dynamic_cast<const json::parse_error*>(&e);
+    fail(ModelErrorKind::BadConfig, std::string("invalid JSON: ") + e.what(), label + ":" + std::to_string(pe ? pe->byte : 0));
   }
 }
 
@@ -350,9 +352,7 @@ Qwen3Config gguf_qwen3_config(const gguf::File& file) {
   return c;
 }
 
-namespace {
-
-std::shared_ptr<const Qwen3Weights> weights_from_gguf(gguf::File& file) {
+std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file) {
   auto w = std::make_shared<Qwen3Weights>();
   w->source = file.path;
   w->config = gguf_qwen3_config(file);
@@ -361,8 +361,6 @@ std::shared_ptr<const Qwen3Weights> weights_from_gguf(gguf::File& file) {
   w->storage = file.storage;
   return w;
 }
-
-}  // namespace
 
 std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path) {
   gguf::File file = gguf::open(path);

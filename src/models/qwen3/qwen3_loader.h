@@ -32,6 +32,8 @@ LoadedQwen3 load_gguf(const std::string& path);
 // The weights alone (tests, references): no tokenizer is built.
 std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir);
 std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path);
+// From a parsed GGUF (views into its bytes; the result keeps file.storage alive).
+std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file);
 
 // GGUF tensor name for a Hugging Face Qwen3 tensor name ("model.layers.3.mlp.up_proj.weight" ->
 // "blk.3.ffn_up.weight"); empty for names with no counterpart.
