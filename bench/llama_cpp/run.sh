@@ -14,12 +14,12 @@ if [ ! -f "$GGUF" ]; then
   "$ROOT/build/ninfer" make-model --preset 0.6b --seed 1 --out "$MODEL_DIR/qwen3-0.6b-s1" --gguf "$GGUF" --gguf-type f16 >&2
 fi
 (cd "$ROOT/bench/llama_cpp" && [ -d node_modules/node-llama-cpp ] || npm ci --omit=optional --ignore-scripts --no-audit --no-fund >&2)
-SCHEMA="$ROOT/examples/schemas/order.json"
+SCHEMA="$ROOT/examples/schemas/order_lines.json"  # the default schema of ninfer bench decode
 echo "{"
 echo "\"ninfer_b1\":"
-"$ROOT/build/ninfer" bench decode --model "$GGUF" --batch 1 --tokens "$TOKENS" --threads "$THREADS" --repeats 3
+"$ROOT/build/ninfer" bench decode --model "$GGUF" --batch 1 --tokens "$TOKENS" --threads "$THREADS" --repeats 3 --json-schema-file "$SCHEMA"
 echo ",\"ninfer_b8\":"
-"$ROOT/build/ninfer" bench decode --model "$GGUF" --batch 8 --tokens "$TOKENS" --threads "$THREADS" --repeats 3
+"$ROOT/build/ninfer" bench decode --model "$GGUF" --batch 8 --tokens "$TOKENS" --threads "$THREADS" --repeats 3 --json-schema-file "$SCHEMA"
 echo ",\"llama_cpp_b1\":"
 node "$ROOT/bench/llama_cpp/decode.mjs" --model "$GGUF" --tokens "$TOKENS" --threads "$THREADS" --schema "$SCHEMA" --repeats 3
 echo "}"
