@@ -124,6 +124,12 @@ TEST(MakeModel, PublishesOnlyCompleteFolders) {
   EXPECT_FALSE(qwen3::make_model(tmp.file("m"), o).reused);
   EXPECT_EQ(nlohmann::json::parse(read_text(tmp.file("m/config.json")))["ninfer_make_model"]["seed"], 5);
   EXPECT_EQ(entries(), (std::vector<std::string>{"m", "m.gguf"}));
+  // A GGUF named inside the new folder appears with it.
+  o.overwrite = false;
+  o.gguf_path = tmp.file("in/weights.gguf");
+  EXPECT_EQ(qwen3::make_model(tmp.file("in"), o).gguf_path, tmp.file("in/weights.gguf"));
+  EXPECT_TRUE(fs::is_regular_file(tmp.file("in/weights.gguf")));
+  fs::remove_all(tmp.file("in"));
   // A failure part way (an unusable tokenizer) leaves nothing behind.
   write_text(tmp.file("bad-tokenizer.json"), "{\"model\": 3}");
   o.tokenizer = tmp.file("bad-tokenizer.json");

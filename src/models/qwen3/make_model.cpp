@@ -295,30 +295,39 @@ MakeModelResult make_model(const std::string& out_dir, const MakeModelOptions& o
   const fs::path out = fs::absolute(trimmed);
   MakeModelResult result;
   result.dir = out.string();
+  // A GGUF inside the model folder is written into the temporary folder and appears with it.
+  std::string gguf_outside, gguf_inside;
+  if (!o.gguf_path.empty()) {
+    const fs::path g = fs::absolute(o.gguf_path);
+    if (g.parent_path() == out) gguf_inside = g.filename().string();
+    else gguf_outside = g.string();
+  } else if (o.gguf_in_folder) {
+    gguf_inside = "model.gguf";
+  }
   std::error_code ec;
   if (fs::exists(out, ec)) {
     if (o.keep_existing) {
       result.reused = true;
-      if (o.gguf_in_folder) result.gguf_path = (out / "model.gguf").string();
+      if (!gguf_inside.empty()) result.gguf_path = (out / gguf_inside).string();
       return result;
     }
     if (!o.overwrite) throw std::runtime_error(out.string() + " already exists (use --force to replace it)");
   }
-  if (!o.gguf_path.empty() && !o.overwrite && fs::exists(o.gguf_path, ec))
-    throw std::runtime_error(o.gguf_path + " already exists (use --force to replace it)");
+  if (!gguf_outside.empty() && !o.overwrite && fs::exists(gguf_outside, ec))
+    throw std::runtime_error(gguf_outside + " already exists (use --force to replace it)");
 
   fs::create_directories(out.parent_path());
   const std::string suffix = ".tmp-" + unique_suffix();
   const fs::path temp = out.parent_path() / ("." + out.filename().string() + suffix);
   fs::create_directory(temp);
   std::string gguf_temp;
-  if (!o.gguf_path.empty()) gguf_temp = o.gguf_path + suffix;
-  else if (o.gguf_in_folder) gguf_temp = (temp / "model.gguf").string();
+  if (!gguf_outside.empty()) gguf_temp = gguf_outside + suffix;
+  else if (!gguf_inside.empty()) gguf_temp = (temp / gguf_inside).string();
   try {
     write_model_files(temp, gguf_temp, o, c, preset_label, result);
   } catch (...) {
     fs::remove_all(temp, ec);
-    if (!o.gguf_path.empty()) fs::remove(gguf_temp, ec);
+    if (!gguf_outside.empty()) fs::remove(gguf_temp, ec);
     throw;
   }
 
@@ -339,11 +348,11 @@ MakeModelResult make_model(const std::string& out_dir, const MakeModelOptions& o
     fs::remove_all(temp);
     throw std::runtime_error("cannot rename " + temp.string() + " to " + out.string() + ": " + ec.message());
   }
-  if (!o.gguf_path.empty()) {
-    fs::rename(gguf_temp, o.gguf_path);
-    result.gguf_path = o.gguf_path;
-  } else if (o.gguf_in_folder) {
-    result.gguf_path = (out / "model.gguf").string();
+  if (!gguf_outside.empty()) {
+    fs::rename(gguf_temp, gguf_outside);
+    result.gguf_path = gguf_outside;
+  } else if (!gguf_inside.empty()) {
+    result.gguf_path = (out / gguf_inside).string();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
