@@ -2,6 +2,8 @@
 // productive rules (trimming), nullable rules, FIRST1/FOLLOW1 byte sets.
 #include "grammar/grammar_automaton.h"
 
+#include "grammar/repeat_outlining.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -111,8 +113,10 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
 
 }  // namespace
 
-GrammarAutomaton build_automaton(const Grammar& g, const AutomatonLimits& limits) {
+GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& limits) {
   GrammarAutomaton a;
+  const Grammar outlined = outline_repeat_bodies(source);
+  const Grammar& g = outlined;
   std::vector<uint8_t> inlined = choose_inlined_rules(g, limits.inline_max_states);
   inlined[g.root] = 0;
 

@@ -1,5 +1,7 @@
 #include "grammar/rule_nfa.h"
 
+#include "grammar/repeat_outlining.h"
+
 #include <algorithm>
 
 #include "grammar/utf8_ranges.h"
@@ -230,10 +232,20 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
     callees[r].erase(std::unique(callees[r].begin(), callees[r].end()), callees[r].end());
   }
   std::vector<uint8_t> recursive = recursive_rules(g, callees);
-  // Static reference counts (RuleRef expressions per rule).
-  std::vector<uint32_t> refs(n, 0);
-  for (const auto& e : g.exprs)
-    if (e.kind == ExprKind::RuleRef && e.rule >= 0) ++refs[e.rule];
+  // Reference counts weighted by the copies the NFA builder makes: a reference inside `x{40,80}`
+  // counts 80 times, so a large repeated body stays one shared rule.
+  std::vector<uint64_t> refs(n, 0);
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<std::pair<int32_t, uint64_t>> st{{g.rules[r].body, 1}};
+    while (!st.empty()) {
+      auto [id, mult] = st.back();
+      st.pop_back();
+      const Expr& e = g.exprs[id];
+      if (e.kind == ExprKind::RuleRef && e.rule >= 0) refs[e.rule] = sat_add(refs[e.rule], mult);
+      const uint64_t m = e.kind == ExprKind::Repeat ? sat_mul(mult, std::max<uint64_t>(repeat_copies(e), 1)) : mult;
+      for (int32_t c : e.children) st.push_back({c, m});
+    }
+  }
 
   // Estimated NFA size of each rule with its inlinable callees expanded; computed in an order
   // where callees come first (non-recursive rules form a DAG).
