@@ -2,7 +2,7 @@
 // productive rules (trimming), nullable rules, FIRST1/FOLLOW1 byte sets.
 #include "grammar/grammar_automaton.h"
 
-#include "grammar/repeat_outlining.h"
+#include "grammar/rule_outlining.h"
 
 #include <algorithm>
 #include <map>
@@ -115,7 +115,7 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
 
 GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& limits) {
   GrammarAutomaton a;
-  const Grammar outlined = outline_repeat_bodies(source);
+  const Grammar outlined = outline_shared_fragments(source);
   const Grammar& g = outlined;
   std::vector<uint8_t> inlined = choose_inlined_rules(g, limits.inline_max_states);
   inlined[g.root] = 0;

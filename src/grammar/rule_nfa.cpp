@@ -1,6 +1,6 @@
 #include "grammar/rule_nfa.h"
 
-#include "grammar/repeat_outlining.h"
+#include "grammar/rule_outlining.h"
 
 #include <algorithm>
 
