@@ -111,6 +111,43 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
   return dfa;
 }
 
+// A rule whose body is one embedded automaton that is already deterministic (the regex, format
+// and length automata of src/text are minimal DFAs) needs no subset construction: its states map
+// one to one onto DFA states. Returns false when the automaton is not deterministic.
+bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_class, uint32_t num_classes,
+                uint32_t max_states, LocalDfa& dfa) {
+  const uint32_t n = aut.num_states();
+  std::vector<uint32_t> local(n, kDeadState);
+  std::vector<uint32_t> order{aut.start};
+  local[aut.start] = 0;
+  std::vector<uint32_t> owner(256);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order.size() > max_states)
+      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(max_states) + " states");
+    const uint32_t q = order[i];
+    std::fill(owner.begin(), owner.end(), kDeadState);
+    for (const auto& e : aut.edges[q])
+      for (uint32_t b = e.lo; b <= e.hi; ++b) {
+        if (owner[b] != kDeadState && owner[b] != e.target) return false;  // nondeterministic
+        owner[b] = e.target;
+      }
+    std::vector<uint32_t> row(num_classes, kDeadState);
+    for (uint32_t b = 0; b < 256; ++b) {
+      if (owner[b] == kDeadState) continue;
+      if (local[owner[b]] == kDeadState) {
+        local[owner[b]] = static_cast<uint32_t>(order.size());
+        order.push_back(owner[b]);
+      }
+      row[byte_class[b]] = local[owner[b]];  // classes refine every edge boundary: one target per class
+    }
+    dfa.accepting.push_back(aut.accepting[q]);
+    dfa.trans.push_back(std::move(row));
+    dfa.calls.emplace_back();
+    dfa.tokens.emplace_back();
+  }
+  return true;
+}
+
 }  // namespace
 
 GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& limits) {
@@ -169,7 +206,13 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   std::vector<uint32_t> base(num_rules + 1, 0);
   uint32_t total = 0;
   for (uint32_t r = 0; r < num_rules; ++r) {
-    dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, limits.max_dfa_states - std::min(total, limits.max_dfa_states)));
+    const uint32_t room = limits.max_dfa_states - std::min(total, limits.max_dfa_states);
+    const Expr& body = g.exprs[g.rules[order[r]].body];
+    LocalDfa direct;
+    if (body.kind == ExprKind::Automaton && direct_dfa(*body.automaton, a.byte_class, a.num_classes, room, direct))
+      dfas.push_back(std::move(direct));
+    else
+      dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room));
     base[r] = total;
     total += static_cast<uint32_t>(dfas.back().accepting.size());
     if (total > limits.max_dfa_states)

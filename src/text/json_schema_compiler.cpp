@@ -78,6 +78,7 @@ class Emitter {
   std::string first_unsat_;
   int32_t ws_rule_ = -1;
   std::map<std::string, CharAutomaton> regex_cache_;
+  std::map<std::string, std::shared_ptr<const grammar::ByteAutomaton>> string_automata_;
   std::unordered_map<const Json*, std::string> content_;
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
 
@@ -408,18 +409,35 @@ class Emitter {
     return lang;
   }
 
+  // Everything string_language reads, as text: equal keys give equal languages.
+  static std::string string_language_key(const Shape& s) {
+    std::string k = std::to_string(s.min_length) + "," + std::to_string(s.max_length);
+    for (const auto& f : s.formats) k += "|f" + std::to_string(f.pattern.size()) + ":" + f.pattern;
+    for (const auto& p : s.patterns) k += "|p" + std::to_string(p.pattern.size()) + ":" + p.pattern;
+    for (const auto& p : s.excluded_patterns) k += "|x" + std::to_string(p.pattern.size()) + ":" + p.pattern;
+    for (const auto& e : s.excluded_values)
+      if (e.is_string()) k += "|v" + e.dump();
+    return k;
+  }
+
   int32_t string_expr(const Shape& s) {
     if (s.min_length > s.max_length) {
       if (first_unsat_.empty()) first_unsat_ = s.pointer;
       return choice({});
     }
     int32_t content;
-    if (auto lang = string_language(s)) {
+    // Equal string constraints (six `format: hostname` properties, say) share one automaton: built
+    // and minimised once, and one shared rule in the grammar automaton.
+    const std::string key = string_language_key(s);
+    if (auto it = string_automata_.find(key); it != string_automata_.end()) {
+      content = automaton(it->second);
+    } else if (auto lang = string_language(s)) {
       if (lang->is_empty()) {
         if (first_unsat_.empty()) first_unsat_ = s.pointer;
         return choice({});
       }
       content = lang->to_ir(g_, Encoding::JsonString);
+      if (g_.exprs[content].kind == grammar::ExprKind::Automaton) string_automata_.emplace(key, g_.exprs[content].automaton);
     } else if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
       content = automaton(json_string_content());
     } else {
