@@ -56,7 +56,8 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
   std::vector<std::vector<uint32_t>> subsets;
   std::vector<uint32_t> mark(nfa.states.size(), 0);
   uint32_t stamp = 0;
-  auto intern = [&](std::vector<uint32_t> set) -> uint32_t {
+  // Closes `set` (a scratch buffer, reused) and returns its state id; copies it only when new.
+  auto intern = [&](std::vector<uint32_t>& set) -> uint32_t {
     epsilon_closure(nfa, set, mark, ++stamp);
     auto it = ids.find(set);
     if (it != ids.end()) return it->second;
@@ -64,15 +65,20 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
       throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(max_states) + " states");
     uint32_t id = static_cast<uint32_t>(subsets.size());
     ids.emplace(set, id);
-    subsets.push_back(std::move(set));
+    subsets.push_back(set);
     return id;
   };
-  intern({nfa.start});
+  std::vector<uint32_t> scratch{nfa.start};
+  intern(scratch);
   std::vector<std::vector<uint32_t>> per_class(num_classes);
+  std::vector<uint32_t> touched;  // classes with targets in this state
+  std::vector<uint32_t> cur;
+  std::vector<std::pair<int32_t, uint32_t>> call_pairs, token_pairs;
   for (size_t d = 0; d < subsets.size(); ++d) {
-    const std::vector<uint32_t> cur = subsets[d];
-    for (auto& v : per_class) v.clear();
-    std::map<int32_t, std::vector<uint32_t>> call_targets, token_targets;
+    cur = subsets[d];  // subsets may grow (and move) while this state's targets are interned
+    touched.clear();
+    call_pairs.clear();
+    token_pairs.clear();
     bool acc = false;
     for (uint32_t s : cur) {
       if (s == nfa.accept) acc = true;
@@ -86,23 +92,35 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
           if (c == last) continue;
           last = c;
           auto& v = per_class[c];
+          if (v.empty()) touched.push_back(c);
           if (v.empty() || v.back() != e.target) v.push_back(e.target);
         }
       }
-      for (const auto& [r, t] : st.calls) call_targets[r].push_back(t);
-      for (const auto& [x, t] : st.tokens) token_targets[x].push_back(t);
+      for (const auto& [r, t] : st.calls) call_pairs.emplace_back(r, t);
+      for (const auto& [x, t] : st.tokens) token_pairs.emplace_back(x, t);
     }
     std::vector<uint32_t> row(num_classes, kDeadState);
-    for (uint32_t c = 0; c < num_classes; ++c) {
-      if (per_class[c].empty()) continue;
-      auto v = per_class[c];
+    for (uint32_t c : touched) {
+      auto& v = per_class[c];
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
-      row[c] = intern(std::move(v));
+      row[c] = intern(v);
+      v.clear();
     }
-    std::vector<std::pair<int32_t, uint32_t>> calls, tokens;
-    for (auto& [r, v] : call_targets) calls.emplace_back(r, intern(v));
-    for (auto& [x, v] : token_targets) tokens.emplace_back(x, intern(v));
+    // Calls and token edges grouped by rule / token expression (ascending, as a std::map would give).
+    const auto group = [&](std::vector<std::pair<int32_t, uint32_t>>& pairs) {
+      std::vector<std::pair<int32_t, uint32_t>> out;
+      std::sort(pairs.begin(), pairs.end());
+      for (size_t i = 0; i < pairs.size();) {
+        size_t j = i;
+        scratch.clear();
+        for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j) scratch.push_back(pairs[j].second);
+        out.emplace_back(pairs[i].first, intern(scratch));
+        i = j;
+      }
+      return out;
+    };
+    std::vector<std::pair<int32_t, uint32_t>> calls = group(call_pairs), tokens = group(token_pairs);
     dfa.accepting.push_back(acc);
     dfa.trans.push_back(std::move(row));
     dfa.calls.push_back(std::move(calls));
@@ -259,30 +277,55 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   a.tok_begin[n] = static_cast<uint32_t>(a.toks.size());
   const uint32_t all_rules = num_rules + 1;
 
-  // Productive rules and live states (can still reach acceptance), as one fixpoint.
+  // Productive rules and live states (can still reach acceptance): a backward worklist from the
+  // accepting states. A call edge s -(r)-> t makes s live once t is live and r is productive; a
+  // rule becomes productive when its start state is live.
   std::vector<uint8_t> live(n, 0), productive(all_rules, 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t s = n; s-- > 0;) {
-      if (live[s]) continue;
-      bool l = a.accepting[s];
-      for (uint32_t c = 0; c < a.num_classes && !l; ++c) {
-        uint32_t t = a.trans[size_t(s) * a.num_classes + c];
-        l = t != kDeadState && live[t];
-      }
-      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1] && !l; ++i)
-        l = productive[a.calls[i].rule] && live[a.calls[i].target];
-      for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1] && !l; ++i) l = live[a.toks[i].target];
-      if (l) {
-        live[s] = 1;
-        changed = true;
+  {
+    std::vector<uint32_t> pred_begin(n + 1, 0), preds;
+    for (uint32_t s = 0; s < n; ++s) {
+      for (uint32_t c = 0; c < a.num_classes; ++c)
+        if (uint32_t t = a.trans[size_t(s) * a.num_classes + c]; t != kDeadState) ++pred_begin[t + 1];
+      for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1]; ++i) ++pred_begin[a.toks[i].target + 1];
+    }
+    for (uint32_t s = 0; s < n; ++s) pred_begin[s + 1] += pred_begin[s];
+    preds.resize(pred_begin[n]);
+    {
+      std::vector<uint32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
+      for (uint32_t s = 0; s < n; ++s) {
+        for (uint32_t c = 0; c < a.num_classes; ++c)
+          if (uint32_t t = a.trans[size_t(s) * a.num_classes + c]; t != kDeadState) preds[fill[t]++] = s;
+        for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1]; ++i) preds[fill[a.toks[i].target]++] = s;
       }
     }
-    for (uint32_t r = 0; r < all_rules; ++r)
-      if (!productive[r] && live[a.rule_start[r]]) {
-        productive[r] = 1;
-        changed = true;
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> calls_into(n);      // target -> (caller state, rule)
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> calls_of(all_rules);  // rule -> (caller state, target)
+    for (uint32_t s = 0; s < n; ++s)
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1]; ++i) {
+        calls_into[a.calls[i].target].push_back({s, a.calls[i].rule});
+        calls_of[a.calls[i].rule].push_back({s, a.calls[i].target});
       }
+    std::vector<std::vector<uint32_t>> rules_starting_at(n);
+    for (uint32_t r = 0; r < all_rules; ++r) rules_starting_at[a.rule_start[r]].push_back(r);
+    std::vector<uint32_t> work;
+    const auto make_live = [&](uint32_t s) {
+      if (!live[s]) live[s] = 1, work.push_back(s);
+    };
+    for (uint32_t s = 0; s < n; ++s)
+      if (a.accepting[s]) make_live(s);
+    while (!work.empty()) {
+      const uint32_t t = work.back();
+      work.pop_back();
+      for (uint32_t i = pred_begin[t]; i < pred_begin[t + 1]; ++i) make_live(preds[i]);
+      for (const auto& [caller, rule] : calls_into[t])
+        if (productive[rule]) make_live(caller);
+      for (uint32_t r : rules_starting_at[t]) {
+        if (productive[r]) continue;
+        productive[r] = 1;
+        for (const auto& [caller, target] : calls_of[r])
+          if (live[target]) make_live(caller);
+      }
+    }
   }
   if (!productive[a.aug_rule]) {
     throw GrammarError(GrammarErrorKind::EmptyLanguage, "rule '" + g.rules[g.root].name + "' derives no string",
