@@ -433,12 +433,7 @@ File parse(std::span<const uint8_t> bytes, const std::string& label) {
   return file;
 }
 
-File open(const std::string& path) {
-  std::shared_ptr<const MappedFile> map = MappedFile::open(path);
-  File file = parse(map->bytes(), path);
-  file.storage.push_back(std::move(map));
-  return file;
-}
+File open(const std::string& path) { return open_mapped<File>(path, parse); }
 
 // ---- Writer ----
 

@@ -39,17 +39,6 @@ json read_json(const std::string& path) {
   }
 }
 
-std::optional<std::string> config_token(const json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end()) return std::nullopt;
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_object()) {
-    auto c = it->find("content");
-    if (c != it->end() && c->is_string()) return c->get<std::string>();
-  }
-  return std::nullopt;
-}
-
 // The split regex of a Sequence[Split, ByteLevel] pre-tokenizer, or "".
 std::string split_regex(const json& pre) {
   if (!pre.is_object() || pre.value("type", "") != "Sequence") return "";
@@ -151,9 +140,9 @@ void add_tokenizer_keys(gguf::Writer& writer, const std::string& folder, int64_t
     return std::nullopt;
   };
   // Special ids by content, before the lists move into the writer.
-  const auto eos = id_of(config_token(tc, "eos_token"));
-  const auto bos = id_of(config_token(tc, "bos_token"));
-  const auto pad = id_of(config_token(tc, "pad_token"));
+  const auto eos = id_of(tokenizer::config_token(tc, "eos_token"));
+  const auto bos = id_of(tokenizer::config_token(tc, "bos_token"));
+  const auto pad = id_of(tokenizer::config_token(tc, "pad_token"));
   writer.set("tokenizer.ggml.model", gguf::Value::string("gpt2"));
   writer.set("tokenizer.ggml.pre", gguf::Value::string("qwen2"));
   writer.set("tokenizer.ggml.tokens", gguf::Value::string_array(std::move(tokens)));

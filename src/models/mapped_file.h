@@ -31,4 +31,14 @@ class MappedFile {
   std::string path_;
 };
 
+// Maps `path` and parses the bytes with `parse(bytes, path)`; the returned file keeps the mapping
+// alive in its `storage`, since its tensor views point into it.
+template <class File, class Parse>
+File open_mapped(const std::string& path, Parse parse) {
+  std::shared_ptr<const MappedFile> map = MappedFile::open(path);
+  File file = parse(map->bytes(), path);
+  file.storage.push_back(std::move(map));
+  return file;
+}
+
 }  // namespace ninfer::models

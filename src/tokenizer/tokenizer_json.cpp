@@ -289,4 +289,15 @@ const std::string& JsonSite::type() const {
   return child("type").require_string();
 }
 
+std::optional<std::string> config_token(const nlohmann::json& config, const char* key) {
+  auto it = config.find(key);
+  if (it == config.end()) return std::nullopt;
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object()) {
+    auto c = it->find("content");
+    if (c != it->end() && c->is_string()) return c->get<std::string>();
+  }
+  return std::nullopt;
+}
+
 }  // namespace ninfer::tokenizer

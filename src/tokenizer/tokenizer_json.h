@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,5 +75,8 @@ struct JsonSite {
   // The "type" member, required.
   const std::string& type() const;
 };
+
+// tokenizer_config.json: "eos_token": "x" or {"content": "x", ...}; nullopt for null/absent.
+std::optional<std::string> config_token(const nlohmann::json& config, const char* key);
 
 }  // namespace ninfer::tokenizer

@@ -142,17 +142,6 @@ int64_t require_id(const JsonSite& site) {
   return id;
 }
 
-// "eos_token": "x" or {"content": "x", ...}. Returns nullopt for null/absent.
-std::optional<std::string> config_token(const json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end()) return std::nullopt;
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_object()) {
-    auto c = it->find("content");
-    if (c != it->end() && c->is_string()) return c->get<std::string>();
-  }
-  return std::nullopt;
-}
 
 void build(TokenizerJson& doc, const std::string& path, HfTokenizer& tok) {
   const JsonSite root{path, "", doc.root};
