@@ -104,7 +104,7 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
   for (uint8_t k : kernel) kernel_count += k;
   // The first mask needs the start state; eager compiles classify every kernel state now.
   cg->state_tokens(a.aug_start);
-  if (options.eager)
+  if (options.eager || kernel_count <= options.eager_max_kernel_states)
     for (uint32_t s = 0; s < a.num_states(); ++s)
       if (kernel[s]) cg->state_tokens(s);
 

@@ -26,6 +26,9 @@ struct CompileOptions {
   // Eager: classify every kernel state inside compile() (slower compile, no first-use cost).
   // Lazy (default): classify the start state in compile() and the others on first use.
   bool eager = false;
+  // Also eager when the grammar has at most this many kernel states: a serving engine prefers to
+  // pay small grammars' classification once at preparation rather than on decode steps.
+  uint32_t eager_max_kernel_states = 0;
 };
 
 struct StateTokens {

@@ -15,6 +15,8 @@ using runtime::Request;
 
 namespace {
 
+constexpr uint32_t kEagerKernelStates = 1024;
+
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // Mask provider over the batch's sessions, borrowed by Program for one decode call.
@@ -135,7 +137,10 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
     if (options.constraint) {
       // Constraint preparation on the calling thread, outside the worker and every queue lock.
       const double cpu0 = runtime::thread_cpu_seconds();
-      text::CompiledConstraint cc = text::compile_constraint(*options.constraint, domain_.get(), &cache());
+      // Small grammars are classified completely here, so decode steps never pay first-use costs.
+      grammar::CompileOptions co;
+      co.eager_max_kernel_states = kEagerKernelStates;
+      text::CompiledConstraint cc = text::compile_constraint(*options.constraint, domain_.get(), &cache(), co);
       CacheOutcome outcome = cc.source == grammar::CompileCache::Source::Hit      ? CacheOutcome::Hit
                              : cc.source == grammar::CompileCache::Source::Waited ? CacheOutcome::Waited
                                                                                   : CacheOutcome::Built;
