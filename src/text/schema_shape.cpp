@@ -202,14 +202,19 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
   }
 }
 
-// Inclusive integer bound implied by a numeric bound value; nullopt (with out_of_range set) when
-// it falls outside int64.
+// Inclusive integer bound implied by a numeric bound value. A lower bound above int64 (or an upper
+// bound below it) sets out_of_range; an upper bound above int64 (a lower bound below it) is clamped
+// to the int64 extreme: bounded integers stay within signed 64 bits, so no generated value can pass
+// the schema's own bound (an unbounded digit string could: 9223372036854776001 > 9223372036854776000).
 std::optional<int64_t> integer_bound(const Json& v, bool lower, bool exclusive, bool& out_of_range) {
   if (v.is_number_unsigned()) {
     const uint64_t u = v.get<uint64_t>();
     if (u > static_cast<uint64_t>(INT64_MAX)) {
-      if (lower) out_of_range = true;  // no int64 reaches it; an upper bound above int64 is no bound
-      return std::nullopt;
+      if (lower) {
+        out_of_range = true;  // no int64 reaches it
+        return std::nullopt;
+      }
+      return INT64_MAX;
     }
   }
   if (v.is_number_integer()) {
@@ -224,13 +229,19 @@ std::optional<int64_t> integer_bound(const Json& v, bool lower, bool exclusive, 
   }
   const double d = v.get<double>();
   const double r = lower ? (exclusive ? std::floor(d) + 1 : std::ceil(d)) : (exclusive ? std::ceil(d) - 1 : std::floor(d));
-  if (r >= 9223372036854775807.0) {
-    if (lower) out_of_range = true;
-    return std::nullopt;
+  if (r >= 9223372036854775807.0) {  // 2^63 as a double: above every int64
+    if (lower) {
+      out_of_range = true;
+      return std::nullopt;
+    }
+    return INT64_MAX;
   }
-  if (r <= -9223372036854775808.0) {
-    if (!lower) out_of_range = true;
-    return std::nullopt;
+  if (r < -9223372036854775808.0) {
+    if (!lower) {
+      out_of_range = true;
+      return std::nullopt;
+    }
+    return INT64_MIN;
   }
   return static_cast<int64_t>(r);
 }

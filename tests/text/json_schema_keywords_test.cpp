@@ -210,6 +210,20 @@ TEST(JsonSchemaKeywords, IntegerInt64Extremes) {
                   {"2147483648", "-2147483649"});
 }
 
+// Bounds beyond int64 clamp to the int64 extremes: MaskBench's sp_160 has maximum
+// 9223372036854776000, and an unbounded digit string would let 9223372036854776001 through.
+TEST(JsonSchemaKeywords, IntegerBoundsBeyondInt64Clamp) {
+  expect_language(R"({"type":"integer","minimum":0,"maximum":9223372036854776000})",
+                  {"0", "9223372036854775807", "1643723400"},
+                  {"9223372036854776001", "9223372036854776000", "92233720368547760010", "-1"});
+  expect_language(R"({"type":"integer","maximum":1e300})", {"9223372036854775807", "-5"},
+                  {std::string(400, '9'), "9223372036854775808"});
+  expect_language(R"({"type":"integer","minimum":-1e300})", {"-9223372036854775808", "5"},
+                  {"-" + std::string(400, '9'), "-9223372036854775809"});
+  expect_language(R"({"type":"integer","minimum":-18446744073709551615,"maximum":3})", {"-9223372036854775808", "3"},
+                  {"-9223372036854775809", "4"});
+}
+
 // int64 bounds are exact: bounds above 2^53 do not round through binary64.
 TEST(JsonSchemaKeywords, IntegerBoundsAboveTwoToThe53AreExact) {
   expect_language(R"({"type":"integer","minimum":9223372036854775806})", {"9223372036854775806", "9223372036854775807"},
