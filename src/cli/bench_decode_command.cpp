@@ -175,8 +175,7 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
 int run_bench(const BenchArgs& a) {
   try {
     std::optional<OutputConstraint> c;
-    const bool has_flags = !a.constraint.grammar_file.empty() || !a.constraint.json_schema_file.empty() ||
-                           a.constraint.json_object || a.constraint.has_regex || !a.constraint.choices.empty();
+    const bool has_flags = has_constraint(a.constraint);
     if (has_flags)
       c = build_constraint(a.constraint);
     else  // default: a realistic schema whose documents are long, so rows stay in steady-state decode

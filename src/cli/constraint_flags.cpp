@@ -39,6 +39,11 @@ JsonFormatOptions json_format(const std::string& whitespace) {
   return f;
 }
 
+bool has_constraint(const ConstraintArgs& args) {
+  return !args.grammar_file.empty() || !args.json_schema_file.empty() || args.json_object || args.has_regex ||
+         !args.choices.empty();
+}
+
 OutputConstraint build_constraint(const ConstraintArgs& args) {
   if (!args.grammar_file.empty()) return OutputConstraint::grammar(read_file(args.grammar_file));
   if (!args.json_schema_file.empty())

@@ -24,6 +24,8 @@ struct ConstraintArgs {
 
 void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool required = true);  // presence is checked by build_constraint
 JsonFormatOptions json_format(const std::string& whitespace);
+// Whether any constraint flag was given.
+bool has_constraint(const ConstraintArgs& args);
 // Reads the sources and builds the constraint; throws ConstraintError or std::runtime_error (I/O).
 OutputConstraint build_constraint(const ConstraintArgs& args);
 

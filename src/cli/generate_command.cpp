@@ -30,10 +30,6 @@ struct GenerateArgs {
   bool timings = false;
 };
 
-bool has_constraint(const ConstraintArgs& c) {
-  return !c.grammar_file.empty() || !c.json_schema_file.empty() || c.json_object || c.has_regex || !c.choices.empty();
-}
-
 int run_generate(const GenerateArgs& a) {
   try {
     PromptInput in;

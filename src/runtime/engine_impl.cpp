@@ -45,6 +45,12 @@ void validate_options(const RequestOptions& o) {
     throw RequestError(RequestErrorKind::ConflictingOptions, "ignore_eos cannot be combined with an output constraint");
 }
 
+void check_prompt_tokens(std::span<const int32_t> tokens, int32_t vocab_size) {
+  for (int32_t t : tokens)
+    if (t < 0 || t >= vocab_size)
+      throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
+}
+
 ops::SamplingParams sampling_params(const SamplingOptions& s) {
   ops::SamplingParams p;
   p.temperature = s.temperature;
@@ -93,9 +99,7 @@ grammar::CompileCache& EngineImpl::cache() {
 PreparedPrompt EngineImpl::prepare(const PromptInput& input) const {
   PreparedPrompt p;
   if (!input.tokens.empty()) {
-    for (int32_t t : input.tokens)
-      if (t < 0 || t >= tok_->vocab_size())
-        throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
+    check_prompt_tokens(input.tokens, tok_->vocab_size());
     p.tokens = input.tokens;
     p.rendered = tok_->decode(p.tokens);
     return p;
@@ -116,9 +120,7 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
   const Clock::time_point submitted = Clock::now();
   validate_options(options);
   if (prompt.tokens.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
-  for (int32_t t : prompt.tokens)
-    if (t < 0 || t >= tok_->vocab_size())
-      throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
+  check_prompt_tokens(prompt.tokens, tok_->vocab_size());
   if (static_cast<int>(prompt.tokens.size()) + 1 > max_context_)
     throw RequestError(RequestErrorKind::PromptTooLong, "prompt of " + std::to_string(prompt.tokens.size()) +
                                                             " tokens leaves no room in a context of " +
