@@ -62,6 +62,7 @@ struct Expr {
   std::vector<int32_t> token_ids;      // TokenSet (sorted, unique)
   bool exclude = false;                // TokenSet
   std::shared_ptr<const ByteAutomaton> automaton;  // Automaton
+  bool keep_inline = false;            // Automaton: never shared with equal copies through a rule
   SourceLocation location;             // where the expression starts in its source (if any)
 };
 

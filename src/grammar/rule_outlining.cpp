@@ -40,7 +40,7 @@ void outline_equal_automata(Grammar& out) {
   const size_t n = out.exprs.size();
   for (size_t i = 0; i < n; ++i) {
     const Expr& e = out.exprs[i];
-    if (e.kind != ExprKind::Automaton || e.automaton->num_states() < kSharedAutomatonMinStates) continue;
+    if (e.kind != ExprKind::Automaton || e.keep_inline || e.automaton->num_states() < kSharedAutomatonMinStates) continue;
     auto& bucket = groups[automaton_hash(*e.automaton)];
     bool placed = false;
     for (auto& grp : bucket)

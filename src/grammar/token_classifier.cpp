@@ -2,6 +2,7 @@
 #include "grammar/token_classifier.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,12 +23,102 @@ struct TrieFrame {
 constexpr uint32_t kLocalDead = 0xFFFFFFFFu;
 constexpr uint32_t kNever = 0xFFFFFFFFu;
 
+class SuffixChecker;
+struct SafeSearch;
+bool absorbs_string_safe(SafeSearch& search, uint32_t state, uint32_t max_chars, std::vector<int8_t>* known,
+                         SuffixChecker* exits = nullptr);
+
+// String-safe UTF-8 automaton: the position after byte b, or -1 when b cannot come there.
+// UTF-8 positions: 0 boundary, 1..3 continuation bytes left, 4 after E0, 5 after ED, 6 after F0, 7 after F4.
+int next_pos(uint32_t pos, int b) {
+  switch (pos) {
+    case 0:
+      if (b < 0x20 || b == '"' || b == '\\') return -1;
+      if (b < 0x80) return 0;
+      if (b >= 0xC2 && b <= 0xDF) return 1;
+      if (b == 0xE0) return 4;
+      if (b == 0xED) return 5;
+      if (b >= 0xE1 && b <= 0xEF) return 2;
+      if (b == 0xF0) return 6;
+      if (b >= 0xF1 && b <= 0xF3) return 3;
+      if (b == 0xF4) return 7;
+      return -1;
+    case 1: return b >= 0x80 && b <= 0xBF ? 0 : -1;
+    case 2: return b >= 0x80 && b <= 0xBF ? 1 : -1;
+    case 3: return b >= 0x80 && b <= 0xBF ? 2 : -1;
+    case 4: return b >= 0xA0 && b <= 0xBF ? 1 : -1;
+    case 5: return b >= 0x80 && b <= 0x9F ? 1 : -1;
+    case 6: return b >= 0x90 && b <= 0xBF ? 2 : -1;
+    case 7: return b >= 0x80 && b <= 0x8F ? 2 : -1;
+  }
+  return -1;
+}
+
+// Scratch for product searches over (DFA state, UTF-8 position[, characters]): per position, one
+// byte per distinct (byte class, next position), and a flat hash map reused across searches.
+struct SafeSearch {
+  explicit SafeSearch(const GrammarAutomaton& a) : a(a), slots(kSlots), gen(kSlots, 0) {
+    for (uint32_t pos = 0; pos < 8; ++pos) {
+      std::vector<uint8_t> seen(size_t(a.num_classes) * 8, 0);
+      for (int b = 0; b < 256; ++b) {
+        const int np = next_pos(pos, b);
+        if (np < 0) continue;
+        uint8_t& s = seen[size_t(a.byte_class[b]) * 8 + np];
+        if (!s) s = 1, steps[pos].push_back({static_cast<uint8_t>(b), static_cast<uint8_t>(np)});
+      }
+    }
+  }
+  static constexpr uint32_t kSlots = 1u << 13;  // twice the largest search (4096 product states)
+  void clear() { ++cur, used.clear(); }
+  // Inserts key -> value; false when the key is already there.
+  bool insert(uint64_t key, uint64_t value) {
+    uint32_t i = static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 50) & (kSlots - 1);
+    while (gen[i] == cur) {
+      if (slots[i].first == key) return false;
+      i = (i + 1) & (kSlots - 1);
+    }
+    gen[i] = cur, slots[i] = {key, value}, used.push_back(i);
+    return true;
+  }
+  uint64_t value(uint64_t key) const {
+    uint32_t i = static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 50) & (kSlots - 1);
+    while (slots[i].first != key) i = (i + 1) & (kSlots - 1);
+    return slots[i].second;
+  }
+  const GrammarAutomaton& a;
+  std::array<std::vector<std::pair<uint8_t, uint8_t>>, 8> steps;  // (byte, next position)
+  std::vector<std::pair<uint64_t, uint64_t>> slots;
+  std::vector<uint32_t> gen;
+  std::vector<uint32_t> used;
+  uint32_t cur = 1;
+  std::vector<uint64_t> stack;
+};
+
+// Characters in `s` when it is JSON-string-safe text (a trailing partial UTF-8 character counts
+// as one), else -1.
+int string_safe_chars(std::string_view s) {
+  int chars = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == '"' || b == '\\') return -1;
+    size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    if (len == 0) return -1;
+    for (size_t k = 1; k < len && i + k < s.size(); ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return -1;
+    i += len;
+    ++chars;
+  }
+  return chars;
+}
+
 // Decides whether a byte string is accepted right after `rule` completes in *every* context:
 // each place that calls the rule must consume it locally. Such tokens are context-independent
 // although they run past the rule's end (e.g. whitespace after a JSON value).
 class SuffixChecker {
  public:
-  explicit SuffixChecker(const GrammarAutomaton& a) : parser_(a), callers_(a.rule_start.size()) {
+  explicit SuffixChecker(const GrammarAutomaton& a)
+      : a_(a), search_(a), parser_(a), callers_(a.rule_start.size()), callers_absorb_(a.rule_start.size(), -1) {
     for (uint32_t s = 0; s < a.num_states(); ++s)
       for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) callers_[a.calls[e].rule].push_back(a.calls[e].target);
     for (auto& c : callers_) {
@@ -36,8 +127,27 @@ class SuffixChecker {
     }
   }
 
+  // Every caller of `rule` has a plain byte path for every string-safe text of at most
+  // kShortSliceChars characters (computed once per rule).
+  bool callers_absorb_short(uint32_t rule) {
+    int8_t& known = callers_absorb_[rule];
+    if (known < 0) {
+      known = !callers_[rule].empty();
+      for (uint32_t t : callers_[rule])
+        if (!absorbs_string_safe(search_, t, TokenDomain::kShortSliceChars, nullptr)) {
+          known = 0;
+          break;
+        }
+    }
+    return known == 1;
+  }
+
   bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
     if (callers_[rule].empty() || suffix.empty()) return false;
+    // Fast path: short string-safe text where every caller's automaton absorbs such text (the
+    // callers of a counted block inside a long JSON string): no parse per caller and suffix.
+    const int chars = string_safe_chars(suffix);
+    if (chars >= 0 && chars <= int(TokenDomain::kShortSliceChars) && callers_absorb_short(rule)) return true;
     std::string key(reinterpret_cast<const char*>(&rule), sizeof rule);
     key.append(suffix);
     auto it = memo_.find(key);
@@ -57,15 +167,18 @@ class SuffixChecker {
   }
 
  private:
+  const GrammarAutomaton& a_;
+  SafeSearch search_;
   EarleyParser parser_;
   std::vector<std::vector<uint32_t>> callers_;
+  std::vector<int8_t> callers_absorb_;  // per rule: every caller absorbs short string-safe text (-1: not known yet)
   std::unordered_map<std::string, bool> memo_;
 };
 
 void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t state, EarleyParser& parser,
                     FollowAutomaton& follow, SuffixChecker& suffixes, const TokenDomain& domain,
                     std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
-                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain) {
+                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain, bool tails) {
   const uint32_t rule = a.state_rule[state];
   const uint32_t after = follow.after_rule(rule);
   if (a.simple[state]) {
@@ -115,73 +228,104 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
           ++accepted_count;
         }
       } else {
+        // The node's bytes are the token's last `d` bytes (all of them, except in a tail trie).
         const std::string& bytes = domain.bytes(trie.ids[trie.token_begin[n]]);
         if (f.completed_at != kNever &&
-            suffixes.accepted_everywhere(rule, std::string_view(bytes).substr(f.completed_at))) {
+            suffixes.accepted_everywhere(rule, std::string_view(bytes).substr(bytes.size() - d + f.completed_at))) {
           for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
             const int32_t id = trie.ids[i];
             accepted_words[id >> 5] |= 1u << (id & 31);
             ++accepted_count;
           }
-        } else {
+        } else if (!tails) {
           // Recorded as a node of the domain's full trie (the walk may be over a slice's trie).
           uncertain.push_back(static_cast<uint32_t>(domain.trie().node_of_token[trie.ids[trie.token_begin[n]]]));
+        } else {
+          // Tokens sharing a tail have different bytes: one full-trie node each.
+          for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i)
+            uncertain.push_back(static_cast<uint32_t>(domain.trie().node_of_token[trie.ids[i]]));
         }
       }
     }
     ++n;
   }
+  if (tails) {
+    std::sort(uncertain.begin(), uncertain.end());
+    uncertain.erase(std::unique(uncertain.begin(), uncertain.end()), uncertain.end());
+  }
 }
+
 
 // True when every string of whole JSON-string-safe characters (the TokenDomain slice) keeps the
 // DFA path from `state` alive: then every token of the slice is accepted from `state` and the
 // trie walk only needs the other tokens. A product search over (DFA state, UTF-8 position).
 // `max_chars` = 0: every length; otherwise only strings of at most that many characters.
-bool absorbs_string_safe(const GrammarAutomaton& a, uint32_t state, uint32_t max_chars = 0) {
-  // UTF-8 positions: 0 boundary, 1..3 continuation bytes left, 4 after E0, 5 after ED, 6 after F0, 7 after F4.
-  auto next_pos = [](uint32_t pos, int b) -> int {
-    switch (pos) {
-      case 0:
-        if (b < 0x20 || b == '"' || b == '\\') return -1;
-        if (b < 0x80) return 0;
-        if (b >= 0xC2 && b <= 0xDF) return 1;
-        if (b == 0xE0) return 4;
-        if (b == 0xED) return 5;
-        if (b >= 0xE1 && b <= 0xEF) return 2;
-        if (b == 0xF0) return 6;
-        if (b >= 0xF1 && b <= 0xF3) return 3;
-        if (b == 0xF4) return 7;
-        return -1;
-      case 1: return b >= 0x80 && b <= 0xBF ? 0 : -1;
-      case 2: return b >= 0x80 && b <= 0xBF ? 1 : -1;
-      case 3: return b >= 0x80 && b <= 0xBF ? 2 : -1;
-      case 4: return b >= 0xA0 && b <= 0xBF ? 1 : -1;
-      case 5: return b >= 0x80 && b <= 0x9F ? 1 : -1;
-      case 6: return b >= 0x90 && b <= 0xBF ? 2 : -1;
-      case 7: return b >= 0x80 && b <= 0x8F ? 2 : -1;
-    }
-    return -1;
-  };
+// `known` (every-length searches only): per DFA state, 1 = absorbs, 0 = does not, -1 = unknown;
+// a failed search marks every state on the path to the dead byte, so the positions of a long
+// counted chain are each searched once instead of once per position.
+// `exits` (bounded searches only): when every caller of the state's rule absorbs strings of
+// max_chars characters, a path that reaches a character boundary where the rule may complete is
+// accepted whatever follows (the end of a counted block inside a long JSON string).
+bool absorbs_string_safe(SafeSearch& search, uint32_t state, uint32_t max_chars, std::vector<int8_t>* known,
+                         SuffixChecker* exits) {
+  const GrammarAutomaton& a = search.a;
   // Key: DFA state, UTF-8 position, characters completed so far (only counted when bounded).
   auto key_of = [](uint64_t q, uint64_t pos, uint64_t chars) { return (q << 13) | (chars << 3) | pos; };
-  std::vector<uint64_t> stack{key_of(state, 0, 0)};
-  std::unordered_map<uint64_t, bool> seen{{stack[0], true}};
+  constexpr uint64_t kRoot = ~uint64_t(0);
+  search.clear();
+  std::vector<uint64_t>& stack = search.stack;
+  stack.assign(1, key_of(state, 0, 0));
+  search.insert(stack[0], kRoot);  // product state -> where it was reached from
+  auto fail_path = [&](uint64_t key) {
+    if (known)
+      for (; key != kRoot; key = search.value(key))
+        if ((key & 7) == 0) (*known)[key >> 13] = 0;
+    return false;
+  };
   while (!stack.empty()) {
     const uint64_t key = stack.back();
     stack.pop_back();
     const uint32_t q = static_cast<uint32_t>(key >> 13), pos = static_cast<uint32_t>(key & 7);
     const uint32_t chars = static_cast<uint32_t>((key >> 3) & 1023);
+    if (known && pos == 0 && (*known)[q] == 0) return fail_path(key);
+    if (known && pos == 0 && (*known)[q] == 1) continue;
     if (max_chars && pos == 0 && chars == max_chars) continue;  // longer strings are not claimed
-    for (int b = 0; b < 256; ++b) {
-      const int np = next_pos(pos, b);
-      if (np < 0) continue;
-      const uint32_t t = a.next(q, static_cast<uint8_t>(b));
-      if (t == kDeadState) return false;
+    if (max_chars && exits && pos == 0 && a.accepting[q] && exits->callers_absorb_short(a.state_rule[q])) continue;
+    for (const auto& [b, np] : search.steps[pos]) {
+      const uint32_t t = a.next(q, b);
+      if (t == kDeadState) return fail_path(key);
       const uint32_t nchars = max_chars && np == 0 ? chars + 1 : chars;
-      const uint64_t nk = key_of(t, static_cast<uint64_t>(np), nchars);
-      if (seen.emplace(nk, true).second) {
-        if (seen.size() > 4096) return false;  // large regions: not worth proving
+      const uint64_t nk = key_of(t, np, nchars);
+      if (search.insert(nk, key)) {
+        if (search.used.size() > 4096) return false;  // large regions: not worth proving
         stack.push_back(nk);
+      }
+    }
+  }
+  if (known)
+    for (uint32_t i : search.used)
+      if ((search.slots[i].first & 7) == 0) (*known)[search.slots[i].first >> 13] = 1;
+  return true;
+}
+
+// True when every string-safe character leads from `state` back to `state` through plain byte
+// states: the inside of an unbounded JSON string. A token's fate there depends only on the bytes
+// after its longest string-safe prefix (TokenDomain::rest_tail_trie).
+bool loops_on_string_safe(SafeSearch& search, uint32_t state) {
+  const GrammarAutomaton& a = search.a;
+  if (!a.simple[state]) return false;
+  std::vector<std::pair<uint32_t, uint32_t>> stack{{state, 0}};
+  std::vector<std::pair<uint32_t, uint32_t>> seen{{state, 0}};
+  while (!stack.empty()) {
+    const auto [q, pos] = stack.back();
+    stack.pop_back();
+    for (const auto& [b, np] : search.steps[pos]) {
+      const uint32_t t = a.next(q, b);
+      if (t == kDeadState || !a.simple[t] || (np == 0 && t != state)) return false;
+      if (std::find(seen.begin(), seen.end(), std::make_pair(t, uint32_t(np))) == seen.end()) {
+        if (seen.size() > 64) return false;
+        seen.push_back({t, np});
+        stack.push_back({t, np});
       }
     }
   }
@@ -191,13 +335,16 @@ bool absorbs_string_safe(const GrammarAutomaton& a, uint32_t state, uint32_t max
 }  // namespace
 
 struct TokenClassifier::Impl {
-  Impl(const GrammarAutomaton& a, const TokenDomain& d) : a(a), d(d), parser(a), follow(a), suffixes(a), frames(65537) {}
+  Impl(const GrammarAutomaton& a, const TokenDomain& d)
+      : a(a), d(d), search(a), parser(a), follow(a), suffixes(a), frames(65537), absorbs(a.num_states(), -1) {}
   const GrammarAutomaton& a;
   const TokenDomain& d;
+  SafeSearch search;
   EarleyParser parser;
   FollowAutomaton follow;
   SuffixChecker suffixes;
   std::vector<TrieFrame> frames;
+  std::vector<int8_t> absorbs;  // every-length absorption per DFA state, learnt across calls
 };
 
 TokenClassifier::TokenClassifier(const GrammarAutomaton& a, const TokenDomain& d) : impl_(std::make_unique<Impl>(a, d)) {}
@@ -208,11 +355,23 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
   Impl& m = *impl_;
   uncertain.clear();
   const TokenTrie* trie = &m.d.trie();
-  if (absorbs_string_safe(m.a, state)) {
+  bool tails = false;
+  // Cheapest question first: the inside of an unbounded string.
+  if (loops_on_string_safe(m.search, state)) {
+    words = m.d.string_safe_mask();
+    count = m.d.string_safe_count();
+    trie = &m.d.rest_tail_trie();
+    tails = true;
+    classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, tails);
+    return;
+  }
+  // The short question is cheaper than, and necessary for, the every-length one.
+  const bool absorbs_short = absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes);
+  if (absorbs_short && absorbs_string_safe(m.search, state, 0, &m.absorbs)) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
     trie = &m.d.rest_trie();
-  } else if (absorbs_string_safe(m.a, state, TokenDomain::kShortSliceChars)) {
+  } else if (absorbs_short) {
     // Alive for every short string-safe token (e.g. a string with many characters left before
     // its maxLength): claim the short slice, walk the rest.
     words = m.d.string_safe_short_mask();
@@ -222,7 +381,7 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
     words.assign(m.d.mask_words(), 0);
     count = 0;
   }
-  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain);
+  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, tails);
 }
 
 }  // namespace ninfer::grammar

@@ -38,6 +38,18 @@ bool is_string_safe(std::string_view s) {
   return !s.empty();
 }
 
+// Bytes of the longest prefix of `s` made of whole string-safe characters.
+size_t string_safe_prefix(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || i + len > s.size() || !is_string_safe(s.substr(i, len))) break;
+    i += len;
+  }
+  return i;
+}
+
 // Preorder trie over tokens already sorted by bytes.
 template <typename View>
 TokenTrie build_trie(const std::vector<int32_t>& sorted_ids, const View& view, int32_t n) {
@@ -155,6 +167,12 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
   }
   rest_trie_ = build_trie(rest_ids, view, n);
   rest_short_trie_ = build_trie(rest_short_ids, view, n);
+  std::vector<uint32_t> tail_at(n, 0);
+  for (int32_t id : rest_ids) tail_at[id] = static_cast<uint32_t>(string_safe_prefix(view(id)));
+  auto tail_view = [&](int32_t id) { return view(id).substr(tail_at[id]); };
+  std::vector<int32_t> by_tail = rest_ids;
+  std::stable_sort(by_tail.begin(), by_tail.end(), [&](int32_t x, int32_t y) { return tail_view(x) < tail_view(y); });
+  rest_tail_trie_ = build_trie(by_tail, tail_view, n);
 
   normal_mask_.assign(mask_words(), 0);
   for (int32_t i = 0; i < n; ++i)
@@ -175,7 +193,7 @@ bool TokenDomain::is_eos(int32_t id) const { return std::binary_search(eos_ids_.
 size_t TokenDomain::memory_bytes() const {
   size_t m = 0;
   for (const auto& s : bytes_) m += s.capacity() + sizeof(std::string);
-  for (const TokenTrie* t : {&trie_, &rest_trie_, &rest_short_trie_})
+  for (const TokenTrie* t : {&trie_, &rest_trie_, &rest_short_trie_, &rest_tail_trie_})
     m += t->byte.size() * (1 + 2 + 4 + 4) + t->ids.size() * 4 + t->node_of_token.size() * 4;
   m += classes_.size() + string_safe_mask_.size() * 8;
   return m + normal_mask_.size() * 4;

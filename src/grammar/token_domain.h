@@ -49,6 +49,11 @@ class TokenDomain {
   const std::vector<uint32_t>& string_safe_short_mask() const { return string_safe_short_mask_; }
   uint32_t string_safe_short_count() const { return string_safe_short_count_; }
   const TokenTrie& rest_short_trie() const { return rest_short_trie_; }
+  // The tokens outside the slice keyed by their tail: the bytes after their longest string-safe
+  // prefix of whole characters. From a state that every string-safe character leads back to (the
+  // inside of a plain JSON string), a token's fate depends on its tail only, and the distinct
+  // tails are far fewer trie nodes than the tokens themselves.
+  const TokenTrie& rest_tail_trie() const { return rest_tail_trie_; }
   // Bit mask of the normal tokens (the universe of ExcludeToken).
   const std::vector<uint32_t>& normal_mask() const { return normal_mask_; }
   // Stable identity of the vocabulary contents (for cache keys).
@@ -63,6 +68,7 @@ class TokenDomain {
   TokenTrie trie_;
   TokenTrie rest_trie_;
   TokenTrie rest_short_trie_;
+  TokenTrie rest_tail_trie_;
   std::vector<uint32_t> string_safe_short_mask_;
   uint32_t string_safe_short_count_ = 0;
   std::vector<uint32_t> string_safe_mask_;

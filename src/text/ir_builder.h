@@ -61,10 +61,11 @@ inline int32_t rule_ref(grammar::Grammar& g, int32_t rule) {
   return g.add(std::move(e));
 }
 
-inline int32_t automaton(grammar::Grammar& g, std::shared_ptr<const grammar::ByteAutomaton> a) {
+inline int32_t automaton(grammar::Grammar& g, std::shared_ptr<const grammar::ByteAutomaton> a, bool keep_inline = false) {
   grammar::Expr e;
   e.kind = grammar::ExprKind::Automaton;
   e.automaton = std::move(a);
+  e.keep_inline = keep_inline;
   return g.add(std::move(e));
 }
 

@@ -81,6 +81,9 @@ class Emitter {
   std::map<std::string, std::shared_ptr<const grammar::ByteAutomaton>> string_automata_;
   std::unordered_map<const Json*, std::string> content_;
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> length_rules_;
+  // Length bounds above kLongLength are split into blocks of kLengthBlock characters.
+  static constexpr uint32_t kLongLength = 256, kLengthBlock = 128;
 
   // ---- IR helpers (thin wrappers over ir_builder.h bound to this grammar)
   int32_t lit(const std::string& str) { return ir::literal(g_, str); }
@@ -88,7 +91,9 @@ class Emitter {
   int32_t choice(std::vector<int32_t> items) { return ir::choice(g_, std::move(items)); }
   int32_t repeat(int32_t item, uint32_t min, uint32_t max) { return ir::repeat(g_, item, min, max); }
   int32_t optional(int32_t item) { return repeat(item, 0, 1); }
-  int32_t automaton(std::shared_ptr<const grammar::ByteAutomaton> a) { return ir::automaton(g_, std::move(a)); }
+  int32_t automaton(std::shared_ptr<const grammar::ByteAutomaton> a, bool keep_inline = false) {
+    return ir::automaton(g_, std::move(a), keep_inline);
+  }
   // Whitespace between tokens: nothing (compact) or a bounded run (flexible).
   int32_t ws() {
     if (fmt_.whitespace == JsonWhitespace::Compact) return lit("");
@@ -441,29 +446,77 @@ class Emitter {
     } else if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
       content = automaton(json_string_content());
     } else {
-      // Lengths only: the minimal deterministic automaton of length_between, lowered once per
-      // distinct bound pair (a determinised copy, not an unrolled choice per character).
+      // Lengths only: one automaton per bound pair, or blocks of characters for long bounds.
       const uint64_t cap = limits_.max_string_length;
       if (s.min_length > cap || (s.max_length != std::numeric_limits<uint64_t>::max() && s.max_length > cap))
         unsupported(s.max_length > cap ? "maxLength" : "minLength", s.pointer,
                     "string length bounds above " + std::to_string(cap));
       const uint32_t max = s.max_length == std::numeric_limits<uint64_t>::max() ? UINT32_MAX : static_cast<uint32_t>(s.max_length);
-      const auto key = std::make_pair(static_cast<uint32_t>(s.min_length), max);
-      auto it = length_automata_.find(key);
-      if (it == length_automata_.end()) {
-        CharAutomaton a;
-        try {
-          a = CharAutomaton::length_between(key.first, key.second, budget());
-        } catch (const ConstraintError& e) {
-          unsupported("maxLength", s.pointer, e.what());
-        }
-        grammar::Grammar scratch;
-        const int32_t x = a.to_ir(scratch, Encoding::JsonString);
-        it = length_automata_.emplace(key, scratch.exprs[x].automaton).first;
+      const uint32_t min = static_cast<uint32_t>(s.min_length);
+      try {
+        content = (max != UINT32_MAX && max > kLongLength) || min > kLongLength ? long_length_content(min, max)
+                                                                              : automaton(length_content(min, max));
+      } catch (const ConstraintError& e) {
+        unsupported("maxLength", s.pointer, e.what());
       }
-      content = automaton(it->second);
     }
     return seq({lit("\""), content, lit("\"")});
+  }
+
+  // String content of min..max characters (max may be kUnbounded): the minimal deterministic
+  // automaton of length_between, lowered once per distinct bound pair.
+  std::shared_ptr<const grammar::ByteAutomaton> length_content(uint32_t min, uint32_t max) {
+    const auto key = std::make_pair(min, max);
+    auto it = length_automata_.find(key);
+    if (it == length_automata_.end()) {
+      const CharAutomaton a = CharAutomaton::length_between(min, max, budget());
+      grammar::Grammar scratch;
+      const int32_t x = a.to_ir(scratch, Encoding::JsonString);
+      it = length_automata_.emplace(key, scratch.exprs[x].automaton).first;
+    }
+    return it->second;
+  }
+
+  // A rule whose body is the content automaton of min..max characters, one per bound pair.
+  int32_t length_rule(uint32_t min, uint32_t max) {
+    const auto key = std::make_pair(min, max);
+    auto it = length_rules_.find(key);
+    if (it == length_rules_.end()) {
+      const int32_t body = automaton(length_content(min, max));
+      const int32_t rule = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"len" + std::to_string(min) + "_" + std::to_string(max), body, -1, {}});
+      it = length_rules_.emplace(key, rule).first;
+    }
+    return rule_ref(it->second);
+  }
+
+  // Long length bounds without one automaton state per counted character: a length L splits
+  // uniquely into k full blocks of kLengthBlock characters and a tail of L mod kLengthBlock, so
+  // the content is Full{k} Tail with the bounds on (k, tail) spelled out. Full is one shared rule
+  // (the automaton grows with max / kLengthBlock instead of max, and masks inside a block are the
+  // same for every block); the tails stay inline, so closing the string never returns from a call.
+  // Bounds above kLongLength give k >= 2, so the last alternative has a block to join its tail.
+  int32_t long_length_content(uint32_t min, uint32_t max) {
+    const uint32_t b = kLengthBlock;
+    const uint32_t klo = min / b, rlo = min % b;
+    std::vector<int32_t> alts;
+    auto blocks = [&](uint32_t lo, uint32_t hi) { return repeat(length_rule(b, b), lo, hi); };
+    // Tails stay inline even where equal tails of other strings exist (a shared tail would end
+    // in a return, making every token that closes the string depend on the caller).
+    auto tail = [&](uint32_t lo, uint32_t hi) { return automaton(length_content(lo, hi), true); };
+    if (max == grammar::kUnbounded) {
+      alts.push_back(seq({blocks(klo, klo), tail(rlo, b - 1)}));
+      alts.push_back(seq({blocks(klo + 1, grammar::kUnbounded), tail(0, b - 1)}));
+    } else {
+      const uint32_t k = max / b, r = max % b;  // min <= max, so klo <= k
+      if (klo < k) alts.push_back(seq({blocks(klo, klo), tail(rlo, b - 1)}));
+      if (klo + 1 < k) alts.push_back(seq({blocks(klo + 1, k - 1), tail(0, b - 1)}));
+      // The last block joins the shortened tail in one inline automaton: every return from the
+      // shared block then lands where at least a block's worth of characters may follow, so
+      // tokens that cross a block's end do not depend on which block it was.
+      alts.push_back(seq({blocks(k - 1, k - 1), tail(b + (klo == k ? rlo : 0), b + r)}));
+    }
+    return choice(alts);
   }
 
   int32_t array_expr(const Shape& s) {

@@ -3,6 +3,7 @@
 // JSON Pointer) of what is not supported, not a schema, or unsatisfiable.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -306,6 +307,33 @@ TEST(JsonSchemaKeywords, StringLengthsCountScalarValuesAndEscapesAreCanonical) {
   expect_language(R"({"type":"string"})", {R"("")", "\"\xC3\xA9\"", "\"\x7F\"", R"("\b\f\r")"},
                   {R"("\u00e9")", R"("\u007f")", R"("\u0008")", "\"\xC3\"", "\"\xED\xA0\x80\"", "\"\n\""});
   expect_error(R"({"type":"string","maxLength":100000})", kUnsupported, "", "maxLength");
+}
+
+// Long bounds are compiled as blocks of characters plus a tail; every length near a block
+// boundary or a bound, with multi-byte characters and escapes, is checked against the bounds.
+TEST(JsonSchemaKeywords, LongStringLengthsAreExactAcrossBlocks) {
+  const char* units[] = {"a", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\\n", "\\u0001", "\\\"", "z"};
+  auto text = [&](uint32_t n) {
+    std::string s = "\"";
+    for (uint32_t i = 0; i < n; ++i) s += units[(i * 5 + i / 7) % 8];
+    return s + "\"";
+  };
+  const uint32_t unbounded = UINT32_MAX;
+  const std::pair<uint32_t, uint32_t> bounds[] = {{0, 300},   {0, 257},   {100, 300}, {256, 256}, {257, 257},
+                                                  {300, 300}, {129, 450}, {0, 1000},  {300, unbounded}, {640, 700}};
+  for (auto [lo, hi] : bounds) {
+    std::string schema = R"({"type":"string","minLength":)" + std::to_string(lo);
+    if (hi != unbounded) schema += R"(,"maxLength":)" + std::to_string(hi);
+    schema += "}";
+    std::set<uint32_t> lengths{0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 255, 256, 257, 258, 320, 1100};
+    for (uint32_t v : {lo, hi})
+      if (v != unbounded)
+        for (uint32_t d = 0; d < 3; ++d) lengths.insert(v + d), lengths.insert(v >= d ? v - d : 0);
+    std::vector<std::string> accepted, rejected;
+    for (uint32_t n : lengths) (n >= lo && (hi == unbounded || n <= hi) ? accepted : rejected).push_back(text(n));
+    SCOPED_TRACE(schema);
+    expect_language(schema, accepted, rejected);
+  }
 }
 
 TEST(JsonSchemaKeywords, PatternSearchSemanticsAndAnchors) {
