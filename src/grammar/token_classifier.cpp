@@ -365,9 +365,19 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
     classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, tails);
     return;
   }
-  // The short question is cheaper than, and necessary for, the every-length one.
-  const bool absorbs_short = absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes);
-  if (absorbs_short && absorbs_string_safe(m.search, state, 0, &m.absorbs)) {
+  // The short question is cheaper than, and necessary for, the every-length one. A state also
+  // absorbs what a rule it calls absorbs from its start (a string shape shared through a rule,
+  // next to inline alternatives): the local parse follows the call.
+  auto via_calls = [&](uint32_t max_chars) {
+    for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e) {
+      const uint32_t start = m.a.rule_start[m.a.calls[e].rule];
+      if (absorbs_string_safe(m.search, start, max_chars, max_chars ? nullptr : &m.absorbs, nullptr)) return true;
+    }
+    return false;
+  };
+  const bool absorbs_short = absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes) ||
+                             via_calls(TokenDomain::kShortSliceChars);
+  if (absorbs_short && (absorbs_string_safe(m.search, state, 0, &m.absorbs) || via_calls(0))) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
     trie = &m.d.rest_trie();
