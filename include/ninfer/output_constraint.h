@@ -13,9 +13,20 @@ enum class JsonWhitespace {
   Flexible,  // JSON whitespace allowed between tokens, each run bounded by max_whitespace_run
 };
 
+enum class JsonPropertyOrder {
+  Declared,  // an object's properties in the schema's declared order (the default generation language)
+  // Any order, each key at most once, for objects of up to kAnyOrderMaxProperties declared
+  // properties; a larger object takes its declared order or its `required` keys first (in that
+  // array's order) and the rest in declared order. Additional properties may come anywhere.
+  Flexible,
+};
+
 struct JsonFormatOptions {
   JsonWhitespace whitespace = JsonWhitespace::Compact;
   uint32_t max_whitespace_run = 8;  // Flexible only: longest run of whitespace bytes between tokens
+  JsonPropertyOrder property_order = JsonPropertyOrder::Declared;
+  // Flexible: the largest object compiled for any order (the language grows as 2^n).
+  static constexpr uint32_t kAnyOrderMaxProperties = 6;
 };
 
 class OutputConstraint {

@@ -27,15 +27,25 @@ void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/
   auto* c = app.add_option("--choice", args.choices, "one allowed output (repeat the flag)");
   app.add_option("--whitespace", args.whitespace, "JSON whitespace: compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
+  add_property_order_flag(app, args.property_order);
   g->excludes(s, o, r, c);
   s->excludes(o, r, c);
   o->excludes(r, c);
   r->excludes(c);
 }
 
-JsonFormatOptions json_format(const std::string& whitespace) {
+void add_property_order_flag(CLI::App& app, std::string& order) {
+  app.add_option("--property-order", order,
+                 "JSON object keys: declared (default: the schema's order) or flexible (any order for objects of up to " +
+                     std::to_string(JsonFormatOptions::kAnyOrderMaxProperties) +
+                     " declared properties, else declared or required-first order; additional properties anywhere)")
+      ->check(CLI::IsMember({"declared", "flexible"}));
+}
+
+JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order) {
   JsonFormatOptions f;
   f.whitespace = whitespace == "flexible" ? JsonWhitespace::Flexible : JsonWhitespace::Compact;
+  f.property_order = property_order == "flexible" ? JsonPropertyOrder::Flexible : JsonPropertyOrder::Declared;
   return f;
 }
 
@@ -47,8 +57,8 @@ bool has_constraint(const ConstraintArgs& args) {
 OutputConstraint build_constraint(const ConstraintArgs& args) {
   if (!args.grammar_file.empty()) return OutputConstraint::grammar(read_file(args.grammar_file));
   if (!args.json_schema_file.empty())
-    return OutputConstraint::json_schema(read_file(args.json_schema_file), json_format(args.whitespace));
-  if (args.json_object) return OutputConstraint::json_object(json_format(args.whitespace));
+    return OutputConstraint::json_schema(read_file(args.json_schema_file), json_format(args.whitespace, args.property_order));
+  if (args.json_object) return OutputConstraint::json_object(json_format(args.whitespace, args.property_order));
   if (args.has_regex) return OutputConstraint::regex(args.regex);
   if (!args.choices.empty()) return OutputConstraint::choice(args.choices);
   throw std::runtime_error(

@@ -1,6 +1,6 @@
 // The constraint flags shared by `ninfer grammar ...` (and later `ninfer generate`):
 // --grammar-file, --json-schema-file, --json-object, --regex, repeated --choice (exclusive),
-// plus --whitespace for the JSON ones.
+// plus --whitespace and --property-order for the JSON ones.
 #pragma once
 
 #include <string>
@@ -20,10 +20,13 @@ struct ConstraintArgs {
   bool has_regex = false;
   std::vector<std::string> choices;
   std::string whitespace = "compact";
+  std::string property_order = "declared";
 };
 
 void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool required = true);  // presence is checked by build_constraint
-JsonFormatOptions json_format(const std::string& whitespace);
+JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order = "declared");
+// Adds --property-order (declared | flexible) bound to `order`.
+void add_property_order_flag(CLI::App& app, std::string& order);
 // Whether any constraint flag was given.
 bool has_constraint(const ConstraintArgs& args);
 // Reads the sources and builds the constraint; throws ConstraintError or std::runtime_error (I/O).

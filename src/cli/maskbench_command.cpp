@@ -35,6 +35,7 @@ struct MaskbenchArgs {
   std::string dir;
   std::string tokenizer = "llama3_1";
   std::string whitespace = "compact";
+  std::string property_order = "declared";
   double timeout_s = 60;
   int jobs = 1;
   size_t limit = 0;    // 0 = every schema
@@ -128,7 +129,7 @@ int run_maskbench(const MaskbenchArgs& args) {
   auto tok = tokenizer::Tokenizer::load(args.tokenizer);
   signal(SIGPIPE, SIG_IGN);
   auto domain = tokenizer::build_token_domain(*tok);
-  const JsonFormatOptions fmt = json_format(args.whitespace);
+  const JsonFormatOptions fmt = json_format(args.whitespace, args.property_order);
 
   // Persistent worker processes (warm allocators, like a serving process); a worker that crashes,
   // runs out of memory or overruns the time limit is replaced and only its schema is charged.
@@ -262,6 +263,7 @@ int run_maskbench(const MaskbenchArgs& args) {
   nlohmann::ordered_json out;
   out["tokenizer"] = args.tokenizer;
   out["whitespace"] = args.whitespace;
+  out["property_order"] = args.property_order;
   out["classify"] = args.classify;
   out["schemas"] = results.size();
   out["passing"] = counts["pass"];
@@ -292,6 +294,7 @@ void register_maskbench_command(CLI::App& grammar, int& status) {
   cmd->add_option("dir", args->dir, "folder of MaskBench *.json files")->required();
   cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder");
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")->check(CLI::IsMember({"compact", "flexible"}));
+  add_property_order_flag(*cmd, args->property_order);
   cmd->add_option("--timeout-s", args->timeout_s, "per-schema time limit (default 60)");
   cmd->add_option("--jobs", args->jobs, "schemas run at once, each single-threaded (default 1)");
   cmd->add_option("--limit", args->limit, "only the first N schemas (sorted by name)");

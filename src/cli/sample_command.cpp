@@ -36,6 +36,7 @@ struct SampleArgs {
   uint64_t seed = 1;
   std::string tokenizer;
   std::string whitespace = "compact";
+  std::string property_order = "declared";
   size_t count = 4;
   size_t max_tokens = 256;
   double eos_probability = 0.5;  // < 0: no bias, EOS is one allowed token among the others
@@ -212,7 +213,7 @@ void run_schema(const Schema& schema, const std::shared_ptr<const grammar::Token
   }
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   try {
-    compiled = text::compile_constraint(OutputConstraint::json_schema(source, json_format(args.whitespace)), domain)
+    compiled = text::compile_constraint(OutputConstraint::json_schema(source, json_format(args.whitespace, args.property_order)), domain)
                    .grammar;
   } catch (const ConstraintError& e) {
     nlohmann::ordered_json err;
@@ -415,6 +416,7 @@ void register_sample_command(CLI::App& grammar, int& status) {
   cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder")->required();
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
+  add_property_order_flag(*cmd, args->property_order);
   cmd->add_option("--count", args->count, "instances per schema (default 4)");
   cmd->add_option("--max-tokens", args->max_tokens, "token cap per instance, EOS not counted (default 256)");
   cmd->add_option("--eos-probability", args->eos_probability,

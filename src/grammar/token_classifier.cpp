@@ -129,25 +129,33 @@ class SuffixChecker {
 
   // Every caller of `rule` has a plain byte path for every string-safe text of at most
   // kShortSliceChars characters (computed once per rule).
-  bool callers_absorb_short(uint32_t rule) {
+  bool callers_absorb_short(uint32_t rule) { return callers_absorb(rule) >= TokenDomain::kShortSliceChars; }
+
+  // The longest string-safe text (0, kShortSliceChars or kLongChars characters) that every caller
+  // of `rule` absorbs on a plain byte path (computed once per rule).
+  static constexpr uint32_t kLongChars = 96;
+  uint32_t callers_absorb(uint32_t rule) {
     int8_t& known = callers_absorb_[rule];
     if (known < 0) {
-      known = !callers_[rule].empty();
-      for (uint32_t t : callers_[rule])
-        if (!absorbs_string_safe(search_, t, TokenDomain::kShortSliceChars, nullptr)) {
-          known = 0;
-          break;
-        }
+      known = 0;
+      if (!callers_[rule].empty()) {
+        auto all_absorb = [&](uint32_t chars) {
+          for (uint32_t t : callers_[rule])
+            if (!absorbs_string_safe(search_, t, chars, nullptr)) return false;
+          return true;
+        };
+        if (all_absorb(TokenDomain::kShortSliceChars)) known = all_absorb(kLongChars) ? 2 : 1;
+      }
     }
-    return known == 1;
+    return known == 2 ? kLongChars : known == 1 ? TokenDomain::kShortSliceChars : 0;
   }
 
   bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
     if (callers_[rule].empty() || suffix.empty()) return false;
-    // Fast path: short string-safe text where every caller's automaton absorbs such text (the
-    // callers of a counted block inside a long JSON string): no parse per caller and suffix.
+    // Fast path: string-safe text that every caller's automaton absorbs (the callers of a counted
+    // block inside a long JSON string): no parse per caller and suffix.
     const int chars = string_safe_chars(suffix);
-    if (chars >= 0 && chars <= int(TokenDomain::kShortSliceChars) && callers_absorb_short(rule)) return true;
+    if (chars >= 0 && static_cast<uint32_t>(chars) <= callers_absorb(rule)) return true;
     std::string key(reinterpret_cast<const char*>(&rule), sizeof rule);
     key.append(suffix);
     auto it = memo_.find(key);
@@ -171,7 +179,7 @@ class SuffixChecker {
   SafeSearch search_;
   EarleyParser parser_;
   std::vector<std::vector<uint32_t>> callers_;
-  std::vector<int8_t> callers_absorb_;  // per rule: every caller absorbs short string-safe text (-1: not known yet)
+  std::vector<int8_t> callers_absorb_;  // per rule: 2 long, 1 short, 0 no string-safe text absorbed by every caller, -1 unknown
   std::unordered_map<std::string, bool> memo_;
 };
 

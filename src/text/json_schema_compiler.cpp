@@ -727,12 +727,81 @@ class Emitter {
     // keys: a minimum that additional properties would have to reach cannot be guaranteed.
     if (additional_allowed && s.min_properties > props.size())
       unsupported("minProperties", s.object_pointer, "the minimum needs additional properties, whose names may repeat");
+    auto additional_member = [&]() { return rule_ref(additional_rule); };
     const size_t n = props.size();
     const uint64_t min_p = s.min_properties, max_p = s.max_properties;
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
-    // Rules chain(i, c): properties i.. given c emitted so far (c capped at 1 when not counting).
+    const bool flexible = fmt_.property_order == JsonPropertyOrder::Flexible;
+    // Flexible, small objects: any order, each declared key at most once. Rule any(S, c) = the
+    // rest of the object once the declared keys in S and c members in all have been emitted (c
+    // capped where the bounds stop telling counts apart); additional members may come between
+    // any two. The rules grow as 2^n, hence the size bound.
+    const uint64_t cap = !counting ? 1 : max_p != std::numeric_limits<uint64_t>::max() ? max_p : std::max<uint64_t>(min_p, n);
+    if (flexible && n + (additional_allowed ? 1 : 0) >= 2 && n <= JsonFormatOptions::kAnyOrderMaxProperties &&
+        !(additional_allowed && cap > 2 * JsonFormatOptions::kAnyOrderMaxProperties)) {
+      uint32_t required = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (props[i].required) required |= 1u << i;
+      std::map<std::pair<uint32_t, uint64_t>, int32_t> any_rules;
+      std::function<int32_t(uint32_t, uint64_t)> any = [&](uint32_t set, uint64_t c) -> int32_t {
+        const auto key = std::make_pair(set, c);
+        if (auto it = any_rules.find(key); it != any_rules.end()) return rule_ref(it->second);
+        // Registered before its body: additional members loop back to the same rule.
+        const int32_t rule = static_cast<int32_t>(g_.rules.size());
+        g_.rules.push_back({"a" + std::to_string(rule), -1, -1, {}});
+        any_rules.emplace(key, rule);
+        const uint64_t next_c = std::min(c + 1, cap);
+        const bool room = !counting || c + 1 <= max_p;
+        std::vector<int32_t> alts;
+        for (size_t i = 0; i < n && room; ++i) {
+          if (set >> i & 1u) continue;
+          const Prop& p = props[i];
+          int32_t member = seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)});
+          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member, any(set | 1u << i, next_c)}));
+        }
+        if (additional_allowed && room) alts.push_back(seq({c > 0 ? punct(",") : lit(""), additional_member(), any(set, next_c)}));
+        // The closing whitespace run follows the last member only (an empty object has one run).
+        if ((set & required) == required && c >= min_p) alts.push_back(c > 0 ? ws() : lit(""));
+        g_.rules[rule].body = choice(alts);
+        return rule_ref(rule);
+      };
+      return seq({lit("{"), ws(), any(0, 0), lit("}")});
+    }
+    // Flexible, larger objects (without property counts): the declared order or the order of
+    // `required` first and the other declared keys after, additional members anywhere.
+    const bool interleave = flexible && !counting && additional_allowed;
+    std::vector<size_t> declared_order(n);
+    for (size_t i = 0; i < n; ++i) declared_order[i] = i;
+    std::vector<int32_t> orders{chain_object(props, declared_order, additional_rule, min_p, max_p, interleave)};
+    if (flexible && !counting) {
+      std::vector<size_t> required_first;
+      for (const auto& r : s.required)
+        for (size_t i = 0; i < n; ++i)
+          if (props[i].name == r && std::find(required_first.begin(), required_first.end(), i) == required_first.end())
+            required_first.push_back(i);
+      for (size_t i = 0; i < n; ++i)
+        if (!props[i].required) required_first.push_back(i);
+      if (required_first != declared_order)
+        orders.push_back(chain_object(props, required_first, additional_rule, min_p, max_p, interleave));
+    }
+    return seq({lit("{"), ws(), choice(orders), lit("}")});
+  }
+
+  // The members of an object with its declared keys in `order` (each optional unless required),
+  // given c members emitted so far (c capped at 1 when no bound counts them). Additional members
+  // (rule `additional`, -1 for none) follow the declared ones, or with `interleave` may also
+  // come first and after any declared member (attached to the member before them, so every text
+  // has one parse).
+  template <typename Props>
+  int32_t chain_object(const Props& props, const std::vector<size_t>& order, int32_t additional, uint64_t min_p,
+                       uint64_t max_p, bool interleave) {
+    const size_t n = order.size();
+    const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
+    const bool additional_allowed = additional >= 0;
+    auto additional_member = [&]() { return rule_ref(additional); };
+    // Additional members after a declared one: ("," additional)*.
+    auto trailing = [&]() { return repeat(seq({punct(","), additional_member()}), 0, grammar::kUnbounded); };
     std::map<std::pair<size_t, uint64_t>, int32_t> chain_rules;
-    auto additional_member = [&]() { return rule_ref(additional_rule); };
     std::function<int32_t(size_t, uint64_t)> chain = [&](size_t i, uint64_t c) -> int32_t {
       auto key = std::make_pair(i, c);
       auto it = chain_rules.find(key);
@@ -744,7 +813,7 @@ class Emitter {
         const uint64_t room = max_p == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded : max_p - std::min(max_p, c);
         // The closing whitespace run follows the last member only (an empty object has one run).
         const int32_t end_ws = c > 0 ? ws() : lit("");
-        if (!additional_allowed || room == 0) {
+        if (!additional_allowed || room == 0 || interleave) {
           body = need == 0 ? end_ws : choice({});
         } else {
           const uint32_t lo = static_cast<uint32_t>(std::min<uint64_t>(need, 100000));
@@ -758,11 +827,12 @@ class Emitter {
           }
         }
       } else {
-        const Prop& p = props[i];
+        const auto& p = props[order[i]];
         const uint64_t next_c = counting ? c + 1 : 1;
         std::vector<int32_t> alts;
         if (!counting || c + 1 <= max_p) {
           int32_t member = seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)});
+          if (interleave) member = seq({member, trailing()});
           alts.push_back(seq({c > 0 ? punct(",") : lit(""), member, chain(i + 1, next_c)}));
         }
         if (!p.required) alts.push_back(chain(i + 1, c));
@@ -773,7 +843,9 @@ class Emitter {
       chain_rules.emplace(key, rule);
       return rule_ref(rule);
     };
-    return seq({lit("{"), ws(), chain(0, 0), lit("}")});
+    if (!interleave) return chain(0, 0);
+    // Additional members before the first declared one.
+    return choice({seq({additional_member(), trailing(), chain(0, 1)}), chain(0, 0)});
   }
 
   int32_t rule_ref(int32_t rule) { return ir::rule_ref(g_, rule); }

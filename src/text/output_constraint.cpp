@@ -49,8 +49,10 @@ std::string OutputConstraint::cache_key() const {
   // Length-prefixed fields keep keys unambiguous whatever the sources contain.
   auto field = [](const std::string& s) { return std::to_string(s.size()) + ":" + s; };
   std::string key = std::string(constraint_kind_name(kind_)) + "|";
-  if (kind_ == Kind::JsonObject || kind_ == Kind::JsonSchema)
+  if (kind_ == Kind::JsonObject || kind_ == Kind::JsonSchema) {
     key += (json_.whitespace == JsonWhitespace::Compact ? "compact|" : "flexible" + std::to_string(json_.max_whitespace_run) + "|");
+    if (json_.property_order == JsonPropertyOrder::Flexible) key += "flexorder|";
+  }
   if (kind_ == Kind::Choice) {
     for (const auto& o : choices_) key += field(o);
   } else {

@@ -3,6 +3,7 @@
 // JSON Pointer) of what is not supported, not a schema, or unsatisfiable.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -96,6 +97,69 @@ TEST(JsonSchemaKeywords, DeclaredPropertyOrder) {
                   {R"({"a":3,"m":2})", R"({"m":2,"z":1})", R"({"q":2,"z":1})"});
   expect_language(R"({"properties":{"z":{}},"allOf":[{"properties":{"m":{}}}],"additionalProperties":false})",
                   {R"({"z":1})"}, {R"({"z":1,"m":2})", R"({"m":2})"});
+}
+
+JsonFormatOptions flexible_order() {
+  JsonFormatOptions f;
+  f.property_order = JsonPropertyOrder::Flexible;
+  return f;
+}
+
+// Flexible order, small objects: every sequence of up to 5 keys drawn from the declared names and
+// one additional name is accepted exactly when no declared name repeats and every required name
+// is there (brute force over 6^0 + ... + 6^5 sequences).
+TEST(JsonSchemaKeywords, FlexiblePropertyOrderAcceptsExactlyThePermutations) {
+  const std::string s =
+      R"({"type":"object","properties":{"a":{"type":"integer"},"bb":{"type":"integer"},"c":{"type":"integer"},"d":{"type":"integer"}},"required":["c","a"],"additionalProperties":{"type":"integer"}})";
+  const auto g = compile_schema(s, flexible_order());
+  const std::vector<std::string> names{"a", "bb", "c", "d", "x", "y"};  // x, y: additional
+  size_t accepted = 0, checked = 0;
+  std::vector<size_t> seq;
+  std::function<void()> visit = [&]() {
+    std::string text = "{";
+    std::set<std::string> seen;
+    bool unique = true;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const std::string& k = names[seq[i]];
+      if (k.size() <= 2 && k != "x" && k != "y" && !seen.insert(k).second) unique = false;
+      text += (i ? "," : "") + ("\"" + k + "\":" + std::to_string(i));
+    }
+    text += "}";
+    const bool expect = unique && seen.count("a") && seen.count("c");
+    EXPECT_EQ(accepts(g, text), expect) << text;
+    accepted += expect, ++checked;
+    if (seq.size() == 5) return;
+    for (size_t k = 0; k < names.size(); ++k) {
+      seq.push_back(k);
+      visit();
+      seq.pop_back();
+    }
+  };
+  visit();
+  EXPECT_EQ(checked, 1u + 6 + 36 + 216 + 1296 + 7776);
+  EXPECT_GT(accepted, 1000u);
+  // Without additional properties, nothing else gets in; declared values keep their schemas.
+  expect_language(R"({"properties":{"a":{"type":"integer"},"b":{"type":"string"}},"additionalProperties":false})",
+                  {R"({"b":"x","a":1})", R"({"a":1,"b":"x"})", R"({})"},
+                  {R"({"b":1,"a":1})", R"({"b":"x","b":"y"})", R"({"c":1})"}, flexible_order());
+  // Counted members stay exact in any order.
+  expect_language(R"({"properties":{"a":{},"b":{},"c":{}},"minProperties":2,"maxProperties":2})",
+                  {R"({"c":1,"a":2})", R"({"b":1,"x":2})", R"({"x":1,"c":2})"},
+                  {R"({"c":1})", R"({"c":1,"a":2,"b":3})", R"({"a":1,"a":2})"}, flexible_order());
+}
+
+// Flexible order, objects past the size bound: the declared order, or `required` (in its own
+// order) first and the other declared names after; additional names anywhere, declared ones once.
+TEST(JsonSchemaKeywords, FlexiblePropertyOrderOfLargeObjects) {
+  std::string props;
+  for (char c = 'a'; c <= 'h'; ++c) props += std::string(props.empty() ? "" : ",") + "\"" + c + "\":{\"type\":\"integer\"}";
+  const std::string s = R"({"type":"object","properties":{)" + props + R"(},"required":["f","b"]})";
+  expect_language(s,
+                  {R"({"a":1,"b":2,"f":3})", R"({"f":1,"b":2,"a":3,"c":4})", R"({"f":1,"b":2})",
+                   R"({"z":0,"b":2,"q":0,"f":3,"h":4,"r":5})", R"({"f":1,"b":2,"z":"s","h":3})"},
+                  {R"({"b":1,"f":2,"a":3})", R"({"f":1,"a":2,"b":3})", R"({"a":1,"b":2})", R"({"f":1,"b":2,"f":3})",
+                   R"({"h":1,"f":2,"b":3})", R"({"a":1,"z":2,"a":3,"b":4,"f":5})"},
+                  flexible_order());
 }
 
 TEST(JsonSchemaKeywords, AdditionalPropertiesHaveUndeclaredNames) {
