@@ -16,8 +16,8 @@ namespace {
 std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
   std::vector<uint8_t> k(a.num_states(), 0);
   k[a.aug_start] = 1;
-  for (uint32_t t : a.trans)
-    if (t != kDeadState) k[t] = 1;
+  for (const auto& e : a.edges)
+    if (e.target != kDeadState) k[e.target] = 1;
   for (const auto& c : a.calls) k[c.target] = 1;
   for (const auto& t : a.toks) k[t.target] = 1;
   return k;

@@ -103,10 +103,9 @@ bool EarleyParser::scan(uint8_t byte) {
   const size_t from = top();
   const size_t b = set_begin_[from], e = items_.size();
   const uint32_t cls = a_.byte_class[byte];
-  const uint32_t nc = a_.num_classes;
   begin_set();
   for (size_t i = b; i < e; ++i) {
-    const uint32_t t = a_.trans[size_t(items_[i].state) * nc + cls];
+    const uint32_t t = a_.next_class(items_[i].state, cls);
     if (t != kDeadState) add(t, items_[i].origin, true);
   }
   if (items_.size() == e) {
@@ -157,7 +156,7 @@ bool EarleyParser::scan_token(int32_t token, std::string_view bytes, bool bytes_
   if (alive) {
     const uint32_t cls = a_.byte_class[static_cast<uint8_t>(bytes.back())];
     for (size_t i = pb; i < pe; ++i) {
-      const uint32_t t = a_.trans[size_t(items_[i].state) * a_.num_classes + cls];
+      const uint32_t t = a_.next_class(items_[i].state, cls);
       if (t != kDeadState) add(t, items_[i].origin, true);
     }
   }

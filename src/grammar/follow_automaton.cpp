@@ -69,7 +69,7 @@ uint32_t FollowAutomaton::step(uint32_t set, uint8_t byte) {
   if (cached != UINT32_MAX) return cached;
   std::vector<uint32_t> next;
   for (uint32_t s : sets_[set]) {
-    const uint32_t t = a_.trans[size_t(s) * a_.num_classes + cls];
+    const uint32_t t = a_.next_class(s, cls);
     if (t != kDeadState) next.push_back(t);
   }
   const uint32_t id = intern(std::move(next));

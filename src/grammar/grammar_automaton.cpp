@@ -13,7 +13,8 @@
 namespace ninfer::grammar {
 
 size_t GrammarAutomaton::memory_bytes() const {
-  return state_rule.size() * 4 + accepting.size() + simple.size() + trans.size() * 4 + call_begin.size() * 4 +
+  return state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
+         edges.size() * sizeof(ByteEdge) + comb_base.size() * 4 + comb.size() * sizeof(CombSlot) + call_begin.size() * 4 +
          calls.size() * sizeof(CallEdge) + tok_begin.size() * 4 + toks.size() * sizeof(TokenEdge) +
          rule_start.size() * 4 + follow1.size() * 32;
 }
@@ -31,10 +32,72 @@ struct VecHash {
 // Per-rule DFA before global numbering.
 struct LocalDfa {
   std::vector<uint8_t> accepting;
-  std::vector<std::vector<uint32_t>> trans;  // [state][class]
+  std::vector<uint32_t> edge_begin{0};  // CSR over edges, one entry per state added
+  std::vector<ByteEdge> edges;          // (class, local target), ascending class per state
+  std::vector<uint32_t> fallback;       // local state or kDeadState (see GrammarAutomaton::fallback)
   std::vector<std::vector<std::pair<int32_t, uint32_t>>> calls;   // (IR rule, local target)
   std::vector<std::vector<std::pair<int32_t, uint32_t>>> tokens;  // (IR token expr, local target)
 };
+
+// Rewrites wide rows as differences from a looping state's row. Only states whose most frequent
+// target is themselves serve as fallbacks, so fallbacks never chain.
+void compress_rows(LocalDfa& dfa) {
+  constexpr uint32_t kWide = 8;
+  const uint32_t n = static_cast<uint32_t>(dfa.accepting.size());
+  dfa.fallback.assign(n, kDeadState);
+  auto width = [&](uint32_t s) { return dfa.edge_begin[s + 1] - dfa.edge_begin[s]; };
+  std::vector<uint32_t> candidate(n, kDeadState);
+  std::unordered_map<uint32_t, uint32_t> counts;
+  bool any = false;
+  for (uint32_t s = 0; s < n; ++s) {
+    if (width(s) < kWide) continue;
+    counts.clear();
+    uint32_t best = kDeadState, best_count = 0;
+    for (uint32_t i = dfa.edge_begin[s]; i < dfa.edge_begin[s + 1]; ++i)
+      if (uint32_t c = ++counts[dfa.edges[i].target]; c > best_count) best_count = c, best = dfa.edges[i].target;
+    candidate[s] = best;
+  }
+  for (uint32_t s = 0; s < n; ++s) {
+    const uint32_t t = candidate[s];
+    if (t == kDeadState || t == s || candidate[t] != t) continue;
+    dfa.fallback[s] = t;
+    any = true;
+  }
+  if (!any) return;
+  std::vector<uint32_t> begin{0};
+  std::vector<ByteEdge> out;
+  out.reserve(dfa.edges.size() / 2);
+  for (uint32_t s = 0; s < n; ++s) {
+    const uint32_t t = dfa.fallback[s];
+    if (t == kDeadState) {
+      out.insert(out.end(), dfa.edges.begin() + dfa.edge_begin[s], dfa.edges.begin() + dfa.edge_begin[s + 1]);
+    } else {
+      // Merge the two ascending rows: keep what differs from t (explicit dead where t has an edge).
+      uint32_t i = dfa.edge_begin[s], j = dfa.edge_begin[t];
+      const uint32_t e = dfa.edge_begin[s + 1], fe = dfa.edge_begin[t + 1];
+      const size_t before = out.size();
+      while (i < e || j < fe) {
+        if (j >= fe || (i < e && dfa.edges[i].cls < dfa.edges[j].cls)) {
+          out.push_back(dfa.edges[i++]);
+        } else if (i >= e || dfa.edges[j].cls < dfa.edges[i].cls) {
+          out.push_back({dfa.edges[j++].cls, kDeadState});
+        } else {
+          if (dfa.edges[i].target != dfa.edges[j].target) out.push_back(dfa.edges[i]);
+          ++i, ++j;
+        }
+      }
+      // Not worth it: keep the plain row.
+      if (out.size() - before >= width(s) / 2) {
+        out.resize(before);
+        out.insert(out.end(), dfa.edges.begin() + dfa.edge_begin[s], dfa.edges.begin() + dfa.edge_begin[s + 1]);
+        dfa.fallback[s] = kDeadState;
+      }
+    }
+    begin.push_back(static_cast<uint32_t>(out.size()));
+  }
+  dfa.edges = std::move(out);
+  dfa.edge_begin = std::move(begin);
+}
 
 void epsilon_closure(const RuleNfa& nfa, std::vector<uint32_t>& set, std::vector<uint32_t>& mark, uint32_t stamp) {
   for (uint32_t s : set) mark[s] = stamp;
@@ -99,14 +162,15 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
       for (const auto& [r, t] : st.calls) call_pairs.emplace_back(r, t);
       for (const auto& [x, t] : st.tokens) token_pairs.emplace_back(x, t);
     }
-    std::vector<uint32_t> row(num_classes, kDeadState);
+    std::sort(touched.begin(), touched.end());
     for (uint32_t c : touched) {
       auto& v = per_class[c];
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
-      row[c] = intern(v);
+      dfa.edges.push_back({c, intern(v)});
       v.clear();
     }
+    dfa.edge_begin.push_back(static_cast<uint32_t>(dfa.edges.size()));
     // Calls and token edges grouped by rule / token expression (ascending, as a std::map would give).
     const auto group = [&](std::vector<std::pair<int32_t, uint32_t>>& pairs) {
       std::vector<std::pair<int32_t, uint32_t>> out;
@@ -122,7 +186,6 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
     };
     std::vector<std::pair<int32_t, uint32_t>> calls = group(call_pairs), tokens = group(token_pairs);
     dfa.accepting.push_back(acc);
-    dfa.trans.push_back(std::move(row));
     dfa.calls.push_back(std::move(calls));
     dfa.tokens.push_back(std::move(tokens));
   }
@@ -149,21 +212,74 @@ bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_c
         if (owner[b] != kDeadState && owner[b] != e.target) return false;  // nondeterministic
         owner[b] = e.target;
       }
-    std::vector<uint32_t> row(num_classes, kDeadState);
+    // Classes refine every edge boundary: one target per class. Classes are numbered in byte
+    // order, so walking the bytes lists each class once, ascending.
+    uint32_t last = kDeadState;
     for (uint32_t b = 0; b < 256; ++b) {
-      if (owner[b] == kDeadState) continue;
+      if (owner[b] == kDeadState || byte_class[b] == last) continue;
+      last = byte_class[b];
       if (local[owner[b]] == kDeadState) {
         local[owner[b]] = static_cast<uint32_t>(order.size());
         order.push_back(owner[b]);
       }
-      row[byte_class[b]] = local[owner[b]];  // classes refine every edge boundary: one target per class
+      dfa.edges.push_back({byte_class[b], local[owner[b]]});
     }
+    dfa.edge_begin.push_back(static_cast<uint32_t>(dfa.edges.size()));
+    (void)num_classes;
     dfa.accepting.push_back(aut.accepting[q]);
-    dfa.trans.push_back(std::move(row));
     dfa.calls.emplace_back();
     dfa.tokens.emplace_back();
   }
   return true;
+}
+
+// Packs the edge lists into the comb table, first fit: each row goes to the lowest base where
+// its classes land on free slots. Rows of one or two edges (literal keys, most of a large
+// grammar) fill the holes of the wide ones (string contents).
+void pack_comb(GrammarAutomaton& a) {
+  const uint32_t n = a.num_states(), nc = a.num_classes;
+  a.comb_base.assign(n, 0);
+  a.comb.clear();
+  a.comb.reserve(size_t(a.edges.size()) * 2 + nc);
+  // Wide rows first: they are the hardest to place.
+  std::vector<uint32_t> order(n);
+  for (uint32_t s = 0; s < n; ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return a.edge_begin[x + 1] - a.edge_begin[x] > a.edge_begin[y + 1] - a.edge_begin[y];
+  });
+  uint32_t first_free = 0;  // every slot below is taken
+  for (uint32_t s : order) {
+    const uint32_t b0 = a.edge_begin[s], b1 = a.edge_begin[s + 1];
+    if (b0 == b1) continue;  // no edges: base 0, no slot ever names it
+    while (first_free < a.comb.size() && a.comb[first_free].owner != kDeadState) ++first_free;
+    const uint32_t lo = a.edges[b0].cls;
+    // The row's first class goes into a free slot: try the lowest free slots (a bounded scan, so
+    // packing stays linear), else the end of the table.
+    auto fits = [&](uint32_t base) {
+      for (uint32_t i = b0; i < b1; ++i)
+        if (size_t(base) + a.edges[i].cls < a.comb.size() && a.comb[base + a.edges[i].cls].owner != kDeadState) return false;
+      return true;
+    };
+    uint32_t base = kDeadState;
+    for (uint32_t f = std::max(first_free, lo), scanned = 0; f < a.comb.size() && scanned < 256; ++f, ++scanned)
+      if (a.comb[f].owner == kDeadState && fits(f - lo)) {
+        base = f - lo;
+        break;
+      }
+    if (base == kDeadState) {
+      base = static_cast<uint32_t>(a.comb.size());
+      for (uint32_t back = 0; back < nc && base > lo && a.comb[base - 1].owner == kDeadState && fits(base - 1 - lo); ++back)
+        --base;  // share a free end
+      base = std::max(base, lo) - lo;
+    }
+    if (size_t(base) + nc > a.comb.size()) a.comb.resize(size_t(base) + nc, CombSlot{});
+    a.comb_base[s] = base;
+    for (uint32_t i = b0; i < b1; ++i) a.comb[base + a.edges[i].cls] = {s, a.edges[i].target};
+  }
+  // Any state's lookup of any class stays inside the table.
+  uint32_t top = 0;
+  for (uint32_t s = 0; s < n; ++s) top = std::max(top, a.comb_base[s]);
+  a.comb.resize(std::max<size_t>(a.comb.size(), size_t(top) + nc), CombSlot{});
 }
 
 }  // namespace
@@ -231,6 +347,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
       dfas.push_back(std::move(direct));
     else
       dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room));
+    compress_rows(dfas.back());
     base[r] = total;
     total += static_cast<uint32_t>(dfas.back().accepting.size());
     if (total > limits.max_dfa_states)
@@ -243,7 +360,8 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   const uint32_t n = total + 2;
   a.state_rule.resize(n);
   a.accepting.assign(n, 0);
-  a.trans.assign(size_t(n) * a.num_classes, kDeadState);
+  a.edge_begin.assign(n + 1, 0);
+  a.fallback.assign(n, kDeadState);
   a.call_begin.assign(n + 1, 0);
   a.tok_begin.assign(n + 1, 0);
   for (uint32_t r = 0; r < num_rules; ++r) {
@@ -258,8 +376,10 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
       uint32_t gs = base[r] + s;
       a.state_rule[gs] = r;
       a.accepting[gs] = d.accepting[s];
-      for (uint32_t c = 0; c < a.num_classes; ++c)
-        if (d.trans[s][c] != kDeadState) a.trans[size_t(gs) * a.num_classes + c] = base[r] + d.trans[s][c];
+      a.edge_begin[gs] = static_cast<uint32_t>(a.edges.size());
+      for (uint32_t i = d.edge_begin[s]; i < d.edge_begin[s + 1]; ++i)
+        a.edges.push_back({d.edges[i].cls, d.edges[i].target == kDeadState ? kDeadState : base[r] + d.edges[i].target});
+      a.fallback[gs] = d.fallback[s] == kDeadState ? kDeadState : base[r] + d.fallback[s];
       a.call_begin[gs] = static_cast<uint32_t>(a.calls.size());
       for (const auto& [ir, t] : d.calls[s]) a.calls.push_back({static_cast<uint32_t>(ir_to_auto[ir]), base[r] + t});
       a.tok_begin[gs] = static_cast<uint32_t>(a.toks.size());
@@ -275,6 +395,8 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   a.tok_begin[a.aug_accept] = static_cast<uint32_t>(a.toks.size());
   a.call_begin[n] = static_cast<uint32_t>(a.calls.size());
   a.tok_begin[n] = static_cast<uint32_t>(a.toks.size());
+  a.edge_begin[a.aug_start] = a.edge_begin[a.aug_accept] = a.edge_begin[n] = static_cast<uint32_t>(a.edges.size());
+  dfas.clear();
   const uint32_t all_rules = num_rules + 1;
 
   // Productive rules and live states (can still reach acceptance): a backward worklist from the
@@ -284,8 +406,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   {
     std::vector<uint32_t> pred_begin(n + 1, 0), preds;
     for (uint32_t s = 0; s < n; ++s) {
-      for (uint32_t c = 0; c < a.num_classes; ++c)
-        if (uint32_t t = a.trans[size_t(s) * a.num_classes + c]; t != kDeadState) ++pred_begin[t + 1];
+      a.for_each_edge(s, [&](uint32_t, uint32_t t) { ++pred_begin[t + 1]; });
       for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1]; ++i) ++pred_begin[a.toks[i].target + 1];
     }
     for (uint32_t s = 0; s < n; ++s) pred_begin[s + 1] += pred_begin[s];
@@ -293,8 +414,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     {
       std::vector<uint32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
       for (uint32_t s = 0; s < n; ++s) {
-        for (uint32_t c = 0; c < a.num_classes; ++c)
-          if (uint32_t t = a.trans[size_t(s) * a.num_classes + c]; t != kDeadState) preds[fill[t]++] = s;
+        a.for_each_edge(s, [&](uint32_t, uint32_t t) { preds[fill[t]++] = s; });
         for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1]; ++i) preds[fill[a.toks[i].target]++] = s;
       }
     }
@@ -336,10 +456,15 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     std::vector<CallEdge> calls;
     std::vector<TokenEdge> toks;
     std::vector<uint32_t> cb(n + 1), tb(n + 1);
+    uint32_t kept = 0;  // byte edges are filtered in place
     for (uint32_t s = 0; s < n; ++s) {
-      for (uint32_t c = 0; c < a.num_classes; ++c) {
-        uint32_t& t = a.trans[size_t(s) * a.num_classes + c];
-        if (t != kDeadState && !live[t]) t = kDeadState;
+      const uint32_t from = a.edge_begin[s], to = a.edge_begin[s + 1];
+      a.edge_begin[s] = kept;
+      for (uint32_t i = from; i < to; ++i) {
+        ByteEdge e = a.edges[i];
+        if (e.target != kDeadState && !live[e.target]) e.target = kDeadState;
+        // An explicit dead edge only matters where a fallback row would fill the class.
+        if (e.target != kDeadState || a.fallback[s] != kDeadState) a.edges[kept++] = e;
       }
       cb[s] = static_cast<uint32_t>(calls.size());
       for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1]; ++i)
@@ -350,6 +475,8 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     }
     cb[n] = static_cast<uint32_t>(calls.size());
     tb[n] = static_cast<uint32_t>(toks.size());
+    a.edge_begin[n] = kept;
+    a.edges.resize(kept);
     a.calls = std::move(calls);
     a.toks = std::move(toks);
     a.call_begin = std::move(cb);
@@ -382,9 +509,10 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   std::vector<std::bitset<256>> first(n);
   std::bitset<256> all;
   all.set();
+  std::vector<std::bitset<256>> class_bytes(a.num_classes);
+  for (int b = 0; b < 256; ++b) class_bytes[a.byte_class[b]].set(b);
   for (uint32_t s = 0; s < n; ++s) {
-    for (int b = 0; b < 256; ++b)
-      if (a.trans[size_t(s) * a.num_classes + a.byte_class[b]] != kDeadState) first[s].set(b);
+    a.for_each_edge(s, [&](uint32_t c, uint32_t) { first[s] |= class_bytes[c]; });
     if (a.tok_begin[s] != a.tok_begin[s + 1]) first[s] = all;
   }
   for (bool changed = true; changed;) {
@@ -420,6 +548,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   a.simple.assign(n, 0);
   for (uint32_t s = 0; s < n; ++s)
     a.simple[s] = !a.accepting[s] && a.call_begin[s] == a.call_begin[s + 1] && a.tok_begin[s] == a.tok_begin[s + 1];
+  pack_comb(a);
   return a;
 }
 

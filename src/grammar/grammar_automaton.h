@@ -37,12 +37,33 @@ struct AutomatonLimits {
   uint32_t max_dfa_states = 1u << 18;    // in total
 };
 
+struct ByteEdge {
+  uint32_t cls;     // byte class
+  uint32_t target;  // DFA state
+};
+
+struct CombSlot {
+  uint32_t owner = kDeadState;  // the state whose row holds this slot
+  uint32_t target = kDeadState;
+};
+
 struct GrammarAutomaton {
   // Per DFA state (global numbering across rules).
-  std::vector<uint32_t> state_rule;
   std::vector<uint8_t> accepting;
+  std::vector<uint32_t> state_rule;
   std::vector<uint8_t> simple;  // no call edges, no token edges, not accepting: a plain byte DFA step
-  std::vector<uint32_t> trans;  // [state * num_classes + class] -> state or kDeadState
+  // Byte transitions, kept twice: per state as a list of edges (CSR, for walks over a state's
+  // edges), and packed into a comb (row displacement) table for O(1) lookup. Large grammars have
+  // tens of thousands of states, most with one or two edges: a dense states x classes table
+  // would be mostly empty, and fresh memory is slow to touch.
+  // A wide row that mostly repeats the row of a looping state (the names of an object inside
+  // the "any other key" automaton all fall back to its free state) stores only its differences
+  // and names that state as its fallback; a difference may be an explicit dead edge.
+  std::vector<uint32_t> edge_begin;  // CSR offsets into edges (size states + 1)
+  std::vector<ByteEdge> edges;       // ascending class within a state; target kDeadState = explicitly dead
+  std::vector<uint32_t> fallback;    // per state: the state whose row fills the classes not listed, or kDeadState
+  std::vector<uint32_t> comb_base;   // per state: where its row starts in comb
+  std::vector<CombSlot> comb;        // slot comb_base[s] + class belongs to s when its owner is s
   std::vector<uint32_t> call_begin;  // CSR offsets into calls (size states + 1)
   std::vector<CallEdge> calls;
   std::vector<uint32_t> tok_begin;  // CSR offsets into toks (size states + 1)
@@ -62,7 +83,34 @@ struct GrammarAutomaton {
   uint32_t aug_rule = 0, aug_start = 0, aug_accept = 0;
 
   uint32_t num_states() const { return static_cast<uint32_t>(state_rule.size()); }
-  uint32_t next(uint32_t state, uint8_t byte) const { return trans[state * num_classes + byte_class[byte]]; }
+  uint32_t next_class(uint32_t state, uint32_t cls) const {
+    const CombSlot& slot = comb[comb_base[state] + cls];
+    if (slot.owner == state) return slot.target;
+    const uint32_t f = fallback[state];
+    if (f == kDeadState) return kDeadState;
+    const CombSlot& inherited = comb[comb_base[f] + cls];
+    return inherited.owner == f ? inherited.target : kDeadState;
+  }
+  // Calls fn(cls, target) for every live byte transition of `state`, ascending class.
+  template <typename Fn>
+  void for_each_edge(uint32_t state, Fn&& fn) const {
+    uint32_t i = edge_begin[state];
+    const uint32_t e = edge_begin[state + 1];
+    const uint32_t f = fallback[state];
+    uint32_t j = f == kDeadState ? 0 : edge_begin[f];
+    const uint32_t fe = f == kDeadState ? 0 : edge_begin[f + 1];
+    while (i < e || j < fe) {
+      if (j >= fe || (i < e && edges[i].cls <= edges[j].cls)) {
+        if (j < fe && edges[j].cls == edges[i].cls) ++j;  // overridden
+        if (edges[i].target != kDeadState) fn(edges[i].cls, edges[i].target);
+        ++i;
+      } else {
+        if (edges[j].target != kDeadState) fn(edges[j].cls, edges[j].target);
+        ++j;
+      }
+    }
+  }
+  uint32_t next(uint32_t state, uint8_t byte) const { return next_class(state, byte_class[byte]); }
   size_t memory_bytes() const;
 };
 

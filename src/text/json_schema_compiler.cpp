@@ -850,7 +850,7 @@ class Emitter {
 
   int32_t rule_ref(int32_t rule) { return ir::rule_ref(g_, rule); }
   int32_t automaton_key(const std::vector<std::string>& excluded) {
-    return seq({lit("\""), automaton(json_string_content_except(excluded), true), lit("\"")});
+    return seq({lit("\""), automaton(json_string_content_except(excluded)), lit("\"")});
   }
 };
 
