@@ -21,13 +21,6 @@ size_t GrammarAutomaton::memory_bytes() const {
 
 namespace {
 
-struct VecHash {
-  size_t operator()(const std::vector<uint32_t>& v) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t x : v) h = (h ^ x) * 1099511628211ull;
-    return static_cast<size_t>(h);
-  }
-};
 
 // Per-rule DFA before global numbering.
 struct LocalDfa {
@@ -115,20 +108,45 @@ void epsilon_closure(const RuleNfa& nfa, std::vector<uint32_t>& set, std::vector
 LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_class, uint32_t num_classes,
                      uint32_t max_states) {
   LocalDfa dfa;
-  std::unordered_map<std::vector<uint32_t>, uint32_t, VecHash> ids;
-  std::vector<std::vector<uint32_t>> subsets;
+  // Subsets live in one pool (no allocation per DFA state), found through an open-addressing
+  // table of ids.
+  std::vector<uint32_t> pool, sub_begin{0};
+  std::vector<uint64_t> hashes;
+  std::vector<uint32_t> table(1024, kDeadState);
   std::vector<uint32_t> mark(nfa.states.size(), 0);
   uint32_t stamp = 0;
+  const auto hash_of = [](const std::vector<uint32_t>& v) {
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t x : v) h = (h ^ x) * 1099511628211ull;
+    return h;
+  };
   // Closes `set` (a scratch buffer, reused) and returns its state id; copies it only when new.
   auto intern = [&](std::vector<uint32_t>& set) -> uint32_t {
     epsilon_closure(nfa, set, mark, ++stamp);
-    auto it = ids.find(set);
-    if (it != ids.end()) return it->second;
-    if (subsets.size() >= max_states)
+    const uint64_t h = hash_of(set);
+    size_t mask = table.size() - 1, i = h & mask;
+    for (; table[i] != kDeadState; i = (i + 1) & mask) {
+      const uint32_t id = table[i];
+      if (hashes[id] == h && sub_begin[id + 1] - sub_begin[id] == set.size() &&
+          std::equal(set.begin(), set.end(), pool.begin() + sub_begin[id]))
+        return id;
+    }
+    const uint32_t id = static_cast<uint32_t>(hashes.size());
+    if (id >= max_states)
       throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(max_states) + " states");
-    uint32_t id = static_cast<uint32_t>(subsets.size());
-    ids.emplace(set, id);
-    subsets.push_back(set);
+    pool.insert(pool.end(), set.begin(), set.end());
+    sub_begin.push_back(static_cast<uint32_t>(pool.size()));
+    hashes.push_back(h);
+    table[i] = id;
+    if (hashes.size() * 2 > table.size()) {
+      table.assign(table.size() * 2, kDeadState);
+      mask = table.size() - 1;
+      for (uint32_t k = 0; k < hashes.size(); ++k) {
+        size_t j = hashes[k] & mask;
+        while (table[j] != kDeadState) j = (j + 1) & mask;
+        table[j] = k;
+      }
+    }
     return id;
   };
   std::vector<uint32_t> scratch{nfa.start};
@@ -137,8 +155,8 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
   std::vector<uint32_t> touched;  // classes with targets in this state
   std::vector<uint32_t> cur;
   std::vector<std::pair<int32_t, uint32_t>> call_pairs, token_pairs;
-  for (size_t d = 0; d < subsets.size(); ++d) {
-    cur = subsets[d];  // subsets may grow (and move) while this state's targets are interned
+  for (size_t d = 0; d < hashes.size(); ++d) {
+    cur.assign(pool.begin() + sub_begin[d], pool.begin() + sub_begin[d + 1]);  // the pool grows while targets are interned
     touched.clear();
     call_pairs.clear();
     token_pairs.clear();
