@@ -283,8 +283,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   grammar::CompileOptions opt;
   opt.limits.max_nfa_states = 1u << 16;
   opt.limits.max_dfa_states = 1u << 13;
-  const JsonFormatOptions formats[] = {{JsonWhitespace::Compact, 8}, {JsonWhitespace::Flexible, 2}};
-  for (size_t f = 0; f < 2; ++f) {
+  const JsonFormatOptions formats[] = {{JsonWhitespace::Compact, 8, JsonPropertyOrder::Declared},
+                                       {JsonWhitespace::Flexible, 2, JsonPropertyOrder::Declared},
+                                       {JsonWhitespace::Compact, 8, JsonPropertyOrder::Flexible}};
+  for (size_t f = 0; f < 3; ++f) {
     std::shared_ptr<const grammar::CompiledGrammar> g;
     try {
       g = text::compile_constraint(OutputConstraint::json_schema(src, formats[f]), domain, nullptr, opt).grammar;

@@ -118,7 +118,7 @@ int string_safe_chars(std::string_view s) {
 class SuffixChecker {
  public:
   explicit SuffixChecker(const GrammarAutomaton& a)
-      : a_(a), search_(a), parser_(a), callers_(a.rule_start.size()), callers_absorb_(a.rule_start.size(), -1) {
+      : search_(a), parser_(a), callers_(a.rule_start.size()), callers_absorb_(a.rule_start.size(), -1) {
     for (uint32_t s = 0; s < a.num_states(); ++s)
       for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) callers_[a.calls[e].rule].push_back(a.calls[e].target);
     for (auto& c : callers_) {
@@ -175,7 +175,6 @@ class SuffixChecker {
   }
 
  private:
-  const GrammarAutomaton& a_;
   SafeSearch search_;
   EarleyParser parser_;
   std::vector<std::vector<uint32_t>> callers_;

@@ -35,7 +35,7 @@ using grammar::Grammar;
 class Emitter {
  public:
   Emitter(Grammar& g, const SchemaDocument& doc, const JsonFormatOptions& fmt, const SchemaLimits& limits)
-      : g_(g), doc_(doc), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
+      : g_(g), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
 
   // Rule for the value of a conjunction of schema nodes (memoised: recursion closes through it).
   // Rules are keyed by the schema text of their parts, so identical sub-schemas at different
@@ -70,7 +70,6 @@ class Emitter {
 
  private:
   Grammar& g_;
-  const SchemaDocument& doc_;
   const JsonFormatOptions& fmt_;
   const SchemaLimits& limits_;
   ShapeReducer reducer_;

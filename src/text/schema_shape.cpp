@@ -628,9 +628,10 @@ bool ShapeReducer::required_values_possible(const Shape& s) {
     PartList parts;
     for (const auto& part : s.objects) {
       bool declared = false;
-      for (const auto& [pname, node] : part.properties)
-        if (pname == name) {
+      for (const auto& property : part.properties)
+        if (property.first == name) {
           declared = true;
+          const SchemaNode& node = property.second;  // a plain reference: lambdas may capture it (clang 14)
           if (std::none_of(parts.begin(), parts.end(), [&](const SchemaNode& p) { return p.node == node.node; }))
             parts.push_back(node);
         }
