@@ -12,6 +12,10 @@ SchemaDocument::SchemaDocument(std::string_view text) {
                           "schema is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what())
         .at_pointer("")
         .at_offset(static_cast<int64_t>(e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    // Valid JSON syntax the parser cannot hold, such as a number beyond binary64 (1e400).
+    throw ConstraintError(ConstraintErrorKind::InvalidJsonSchema, std::string("schema cannot be read: ") + e.what())
+        .at_pointer("");
   }
   if (!root_.is_object() && !root_.is_boolean())
     throw ConstraintError(ConstraintErrorKind::InvalidJsonSchema, "a schema must be an object or a boolean").at_pointer("");

@@ -84,6 +84,13 @@ TEST(JsonSchemaKeywords, FlexibleWhitespaceRunInEmptyContainers) {
 
 // ---- objects
 
+// Found by json_schema_fuzz: a number beyond binary64 is valid JSON syntax that the parser
+// cannot hold; it must be a typed error, not an escaping exception.
+TEST(JsonSchemaKeywords, NumbersBeyondBinary64AreInvalidSchemas) {
+  expect_error(R"({"type":"number","maximum":1e400})", ConstraintErrorKind::InvalidJsonSchema, "");
+  expect_error("888e8888888888876", ConstraintErrorKind::InvalidJsonSchema, "");
+}
+
 TEST(JsonSchemaKeywords, DeclaredPropertyOrder) {
   const std::string s =
       R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}}})";
