@@ -142,6 +142,14 @@ std::string Grammar::to_string() const {
           }
           s += ")";
           break;
+        case ExprKind::Members:
+          // members(separator; end; member flags ...)
+          s = "members(" + printed[e.children[0]] + "; " + printed[e.children[1]];
+          for (size_t i = 2; i < e.children.size(); ++i)
+            s += "; " + printed[e.children[i]] + std::string((e.member_flags[i - 2] & kMemberRequired) ? "!" : "") +
+                 std::string((e.member_flags[i - 2] & kMemberRepeats) ? "*" : "");
+          s += ")";
+          break;
         case ExprKind::Repeat:
           s = printed[e.children[0]] + "{" + std::to_string(e.min) + "," +
               (e.max == kUnbounded ? std::string() : std::to_string(e.max)) + "}";

@@ -35,7 +35,15 @@ enum class ExprKind : uint8_t {
   Repeat,     // children[0] repeated min..max times (max may be kUnbounded)
   TokenSet,   // one whole token: an id in token_ids, or (exclude) any generable normal token not in it
   Automaton,  // an embedded byte-level NFA (regexes and string constraints lowered by src/text)
+  // Ordered members with separators, as JSON object members: children[0] is the separator,
+  // children[1] what follows the last member (nothing when no member came), children[2..] the
+  // members in order; member_flags per member: kMemberRequired (cannot be skipped),
+  // kMemberRepeats (may come again, as additional properties). Any subsequence of the members,
+  // a separator between two of them. One NFA copy per member, however it is entered.
+  Members,
 };
+
+inline constexpr uint8_t kMemberRequired = 1, kMemberRepeats = 2;
 
 // A byte-level NFA fragment embedded in the IR: front ends that reason about languages as
 // automata (regex intersection, string lengths) hand over the result without re-expressing it
@@ -57,7 +65,8 @@ struct Expr {
   std::string literal;                 // Literal
   std::vector<CodepointRange> ranges;  // CharClass / ByteClass
   int32_t rule = -1;                   // RuleRef
-  std::vector<int32_t> children;       // Sequence / Choice / Repeat
+  std::vector<int32_t> children;       // Sequence / Choice / Repeat / Members
+  std::vector<uint8_t> member_flags;   // Members: per member (children[2..])
   uint32_t min = 0, max = 0;           // Repeat
   std::vector<int32_t> token_ids;      // TokenSet (sorted, unique)
   bool exclude = false;                // TokenSet

@@ -207,6 +207,28 @@ class NfaBuilder {
         }
         return {s, t};
       }
+      case ExprKind::Members: {
+        // before[i] / after[i]: at member i with no member / some member emitted so far.
+        const size_t n = e.children.size() - 2;
+        std::vector<uint32_t> before(n + 1), after(n + 1);
+        for (size_t i = 0; i <= n; ++i) before[i] = new_state(), after[i] = new_state();
+        for (size_t i = 0; i < n; ++i) {
+          const uint8_t flags = e.member_flags[i];
+          auto [ms, me] = fragment(e.children[i + 2], depth + 1);
+          auto [ss, se] = fragment(e.children[0], depth + 1);
+          eps(before[i], ms);
+          eps(after[i], ss);
+          eps(se, ms);
+          eps(me, (flags & kMemberRepeats) ? after[i] : after[i + 1]);
+          if (!(flags & kMemberRequired)) eps(before[i], before[i + 1]), eps(after[i], after[i + 1]);
+        }
+        uint32_t t = new_state();
+        auto [es, ee] = fragment(e.children[1], depth + 1);
+        eps(before[n], t);
+        eps(after[n], es);
+        eps(ee, t);
+        return {before[0], t};
+      }
     }
     throw GrammarError(GrammarErrorKind::Syntax, "unknown expression kind");
   }
@@ -285,6 +307,12 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
           s = sat_add(3, sat_mul(std::max<uint64_t>(copies, 1), expr_size[e.children[0]]));
           break;
         }
+        case ExprKind::Members:
+          // Two states per position, each member once, a separator copy per member.
+          s = sat_add(3 + 2 * e.children.size(), expr_size[e.children[1]]);
+          for (size_t i = 2; i < e.children.size(); ++i)
+            s = sat_add(s, sat_add(expr_size[e.children[i]], expr_size[e.children[0]]));
+          break;
       }
       expr_size[id] = s;
     }

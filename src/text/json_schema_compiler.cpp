@@ -798,6 +798,24 @@ class Emitter {
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
     const bool additional_allowed = additional >= 0;
     auto additional_member = [&]() { return rule_ref(additional); };
+    if (!counting && !interleave) {
+      // One Members expression: each member's key and value appear once in the automaton
+      // whether a comma precedes them or not, and the object stays one rule (no chain of
+      // nullable rules for the parser to predict at every key). Additional members repeat at the end.
+      Expr m;
+      m.kind = ExprKind::Members;
+      m.children = {punct(","), ws()};
+      for (size_t i = 0; i < n; ++i) {
+        const auto& p = props[order[i]];
+        m.children.push_back(seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)}));
+        m.member_flags.push_back(p.required ? grammar::kMemberRequired : 0);
+      }
+      if (additional_allowed) {
+        m.children.push_back(additional_member());
+        m.member_flags.push_back(grammar::kMemberRepeats);
+      }
+      return g_.add(std::move(m));
+    }
     // Additional members after a declared one: ("," additional)*.
     auto trailing = [&]() { return repeat(seq({punct(","), additional_member()}), 0, grammar::kUnbounded); };
     std::map<std::pair<size_t, uint64_t>, int32_t> chain_rules;

@@ -301,6 +301,8 @@ class Run {
       }
       case ExprKind::TokenSet:
         throw std::invalid_argument("oracle: token-set expressions are not supported");
+      case ExprKind::Members:  // produced by the JSON Schema compiler only, never by GBNF
+        throw std::invalid_argument("oracle: members expressions are not supported");
     }
     return out;
   }
@@ -339,6 +341,8 @@ Oracle::Oracle(const Grammar& g) : g_(g) {
       case ExprKind::Automaton:
         return e.automaton && e.automaton->start < e.automaton->num_states() &&
                automaton_live_[id][e.automaton->start] != 0;
+      case ExprKind::Members:
+        return false;  // not supported by the oracle (see expr())
     }
     return false;
   };
