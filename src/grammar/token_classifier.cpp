@@ -57,7 +57,7 @@ int next_pos(uint32_t pos, int b) {
 // Scratch for product searches over (DFA state, UTF-8 position[, characters]): per position, one
 // byte per distinct (byte class, next position), and a flat hash map reused across searches.
 struct SafeSearch {
-  explicit SafeSearch(const GrammarAutomaton& a) : a(a), slots(kSlots), gen(kSlots, 0) {
+  explicit SafeSearch(const GrammarAutomaton& a) : a(a), slots(kSlots), gen(kSlots, 0), proven(a.num_states(), 0) {
     for (uint32_t pos = 0; pos < 8; ++pos) {
       std::vector<uint8_t> seen(size_t(a.num_classes) * 8, 0);
       for (int b = 0; b < 256; ++b) {
@@ -92,6 +92,10 @@ struct SafeSearch {
   std::vector<uint32_t> used;
   uint32_t cur = 1;
   std::vector<uint64_t> stack;
+  // Per DFA state: characters of string-safe text known to stay alive on a plain byte path
+  // (learnt by successful bounded searches, so the callers of one counted block, which all
+  // continue into the same tail states, are proven in one search instead of one each).
+  std::vector<uint16_t> proven;
 };
 
 // Characters in `s` when it is JSON-string-safe text (a trailing partial UTF-8 character counts
@@ -131,9 +135,9 @@ class SuffixChecker {
   // kShortSliceChars characters (computed once per rule).
   bool callers_absorb_short(uint32_t rule) { return callers_absorb(rule) >= TokenDomain::kShortSliceChars; }
 
-  // The longest string-safe text (0, kShortSliceChars or kLongChars characters) that every caller
-  // of `rule` absorbs on a plain byte path (computed once per rule).
-  static constexpr uint32_t kLongChars = 96;
+  // The longest string-safe text (0, kShortSliceChars or kMediumSliceChars characters) that every
+  // caller of `rule` absorbs on a plain byte path (computed once per rule).
+  static constexpr uint32_t kLongChars = TokenDomain::kMediumSliceChars;
   uint32_t callers_absorb(uint32_t rule) {
     int8_t& known = callers_absorb_[rule];
     if (known < 0) {
@@ -276,6 +280,8 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
 bool absorbs_string_safe(SafeSearch& search, uint32_t state, uint32_t max_chars, std::vector<int8_t>* known,
                          SuffixChecker* exits) {
   const GrammarAutomaton& a = search.a;
+  // Bounded searches without exit credit learn and reuse per-state capacities.
+  const bool memo = max_chars != 0 && exits == nullptr && max_chars < 1024;
   // Key: DFA state, UTF-8 position, characters completed so far (only counted when bounded).
   auto key_of = [](uint64_t q, uint64_t pos, uint64_t chars) { return (q << 13) | (chars << 3) | pos; };
   constexpr uint64_t kRoot = ~uint64_t(0);
@@ -297,7 +303,8 @@ bool absorbs_string_safe(SafeSearch& search, uint32_t state, uint32_t max_chars,
     if (known && pos == 0 && (*known)[q] == 0) return fail_path(key);
     if (known && pos == 0 && (*known)[q] == 1) continue;
     if (max_chars && pos == 0 && chars == max_chars) continue;  // longer strings are not claimed
-    if (max_chars && exits && pos == 0 && a.accepting[q] && exits->callers_absorb_short(a.state_rule[q])) continue;
+    if (memo && pos == 0 && search.proven[q] >= max_chars - chars) continue;
+    if (max_chars && exits && pos == 0 && a.accepting[q] && exits->callers_absorb(a.state_rule[q]) >= max_chars) continue;
     for (const auto& [b, np] : search.steps[pos]) {
       const uint32_t t = a.next(q, b);
       if (t == kDeadState) return fail_path(key);
@@ -312,6 +319,13 @@ bool absorbs_string_safe(SafeSearch& search, uint32_t state, uint32_t max_chars,
   if (known)
     for (uint32_t i : search.used)
       if ((search.slots[i].first & 7) == 0) (*known)[search.slots[i].first >> 13] = 1;
+  if (memo)
+    for (uint32_t i : search.used) {
+      const uint64_t key = search.slots[i].first;
+      if ((key & 7) != 0) continue;
+      uint16_t& p = search.proven[key >> 13];
+      p = std::max<uint16_t>(p, static_cast<uint16_t>(max_chars - ((key >> 3) & 1023)));
+    }
   return true;
 }
 
@@ -388,6 +402,12 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
     trie = &m.d.rest_trie();
+  } else if (absorbs_short && m.suffixes.callers_absorb(m.a.state_rule[state]) >= TokenDomain::kMediumSliceChars &&
+             absorbs_string_safe(m.search, state, TokenDomain::kMediumSliceChars, nullptr, &m.suffixes)) {
+    // The end of a counted block: every caller goes on with a block's worth of characters.
+    words = m.d.string_safe_medium_mask();
+    count = m.d.string_safe_medium_count();
+    trie = &m.d.rest_medium_trie();
   } else if (absorbs_short) {
     // Alive for every short string-safe token (e.g. a string with many characters left before
     // its maxLength): claim the short slice, walk the rest.

@@ -147,7 +147,8 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
   // bounded number of characters, such as the inside of a string with a maxLength.
   string_safe_mask_.assign(mask_words(), 0);
   string_safe_short_mask_.assign(mask_words(), 0);
-  std::vector<int32_t> rest_ids, rest_short_ids;
+  string_safe_medium_mask_.assign(mask_words(), 0);
+  std::vector<int32_t> rest_ids, rest_short_ids, rest_medium_ids;
   for (int32_t id : sorted_ids) {
     const std::string_view v = view(id);
     if (is_string_safe(v)) {
@@ -158,15 +159,24 @@ TokenDomain::TokenDomain(std::vector<std::string> token_bytes, std::vector<Token
       if (chars <= kShortSliceChars) {
         string_safe_short_mask_[id >> 5] |= 1u << (id & 31);
         ++string_safe_short_count_;
-        continue;
+      } else {
+        rest_short_ids.push_back(id);
+      }
+      if (chars <= kMediumSliceChars) {
+        string_safe_medium_mask_[id >> 5] |= 1u << (id & 31);
+        ++string_safe_medium_count_;
+      } else {
+        rest_medium_ids.push_back(id);
       }
     } else {
       rest_ids.push_back(id);
+      rest_short_ids.push_back(id);
+      rest_medium_ids.push_back(id);
     }
-    rest_short_ids.push_back(id);
   }
   rest_trie_ = build_trie(rest_ids, view, n);
   rest_short_trie_ = build_trie(rest_short_ids, view, n);
+  rest_medium_trie_ = build_trie(rest_medium_ids, view, n);
   std::vector<uint32_t> tail_at(n, 0);
   for (int32_t id : rest_ids) tail_at[id] = static_cast<uint32_t>(string_safe_prefix(view(id)));
   auto tail_view = [&](int32_t id) { return view(id).substr(tail_at[id]); };
@@ -193,9 +203,9 @@ bool TokenDomain::is_eos(int32_t id) const { return std::binary_search(eos_ids_.
 size_t TokenDomain::memory_bytes() const {
   size_t m = 0;
   for (const auto& s : bytes_) m += s.capacity() + sizeof(std::string);
-  for (const TokenTrie* t : {&trie_, &rest_trie_, &rest_short_trie_, &rest_tail_trie_})
+  for (const TokenTrie* t : {&trie_, &rest_trie_, &rest_short_trie_, &rest_medium_trie_, &rest_tail_trie_})
     m += t->byte.size() * (1 + 2 + 4 + 4) + t->ids.size() * 4 + t->node_of_token.size() * 4;
-  m += classes_.size() + string_safe_mask_.size() * 8;
+  m += classes_.size() + string_safe_mask_.size() * 12;
   return m + normal_mask_.size() * 4;
 }
 

@@ -49,6 +49,12 @@ class TokenDomain {
   const std::vector<uint32_t>& string_safe_short_mask() const { return string_safe_short_mask_; }
   uint32_t string_safe_short_count() const { return string_safe_short_count_; }
   const TokenTrie& rest_short_trie() const { return rest_short_trie_; }
+  // The same for at most kMediumSliceChars characters (states that may end a rule whose callers
+  // all absorb that much text: the ends of counted blocks in long strings).
+  static constexpr uint32_t kMediumSliceChars = 96;
+  const std::vector<uint32_t>& string_safe_medium_mask() const { return string_safe_medium_mask_; }
+  uint32_t string_safe_medium_count() const { return string_safe_medium_count_; }
+  const TokenTrie& rest_medium_trie() const { return rest_medium_trie_; }
   // The tokens outside the slice keyed by their tail: the bytes after their longest string-safe
   // prefix of whole characters. From a state that every string-safe character leads back to (the
   // inside of a plain JSON string), a token's fate depends on its tail only, and the distinct
@@ -68,6 +74,9 @@ class TokenDomain {
   TokenTrie trie_;
   TokenTrie rest_trie_;
   TokenTrie rest_short_trie_;
+  TokenTrie rest_medium_trie_;
+  std::vector<uint32_t> string_safe_medium_mask_;
+  uint32_t string_safe_medium_count_ = 0;
   TokenTrie rest_tail_trie_;
   std::vector<uint32_t> string_safe_short_mask_;
   uint32_t string_safe_short_count_ = 0;
