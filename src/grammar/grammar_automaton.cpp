@@ -213,8 +213,8 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
 // A rule whose body is one embedded automaton that is already deterministic (the regex, format
 // and length automata of src/text are minimal DFAs) needs no subset construction: its states map
 // one to one onto DFA states. Returns false when the automaton is not deterministic.
-bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_class, uint32_t num_classes,
-                uint32_t max_states, LocalDfa& dfa) {
+bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_class, uint32_t max_states,
+                LocalDfa& dfa) {
   const uint32_t n = aut.num_states();
   std::vector<uint32_t> local(n, kDeadState);
   std::vector<uint32_t> order{aut.start};
@@ -243,7 +243,6 @@ bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_c
       dfa.edges.push_back({byte_class[b], local[owner[b]]});
     }
     dfa.edge_begin.push_back(static_cast<uint32_t>(dfa.edges.size()));
-    (void)num_classes;
     dfa.accepting.push_back(aut.accepting[q]);
     dfa.calls.emplace_back();
     dfa.tokens.emplace_back();
@@ -294,10 +293,8 @@ void pack_comb(GrammarAutomaton& a) {
     a.comb_base[s] = base;
     for (uint32_t i = b0; i < b1; ++i) a.comb[base + a.edges[i].cls] = {s, a.edges[i].target};
   }
-  // Any state's lookup of any class stays inside the table.
-  uint32_t top = 0;
-  for (uint32_t s = 0; s < n; ++s) top = std::max(top, a.comb_base[s]);
-  a.comb.resize(std::max<size_t>(a.comb.size(), size_t(top) + nc), CombSlot{});
+  // Every placed row has nc slots from its base; rows without edges sit at base 0.
+  if (a.comb.size() < nc) a.comb.resize(nc, CombSlot{});
 }
 
 }  // namespace
@@ -361,7 +358,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     const uint32_t room = limits.max_dfa_states - std::min(total, limits.max_dfa_states);
     const Expr& body = g.exprs[g.rules[order[r]].body];
     LocalDfa direct;
-    if (body.kind == ExprKind::Automaton && direct_dfa(*body.automaton, a.byte_class, a.num_classes, room, direct))
+    if (body.kind == ExprKind::Automaton && direct_dfa(*body.automaton, a.byte_class, room, direct))
       dfas.push_back(std::move(direct));
     else
       dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room));

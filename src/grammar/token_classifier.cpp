@@ -99,21 +99,18 @@ struct SafeSearch {
 };
 
 // Characters in `s` when it is JSON-string-safe text (a trailing partial UTF-8 character counts
-// as one), else -1.
+// as one), else -1: a walk of the same UTF-8 automaton the product searches use, so a suffix is
+// counted exactly when those searches cover it.
 int string_safe_chars(std::string_view s) {
   int chars = 0;
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x20 || b == '"' || b == '\\') return -1;
-    size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
-    if (len == 0) return -1;
-    for (size_t k = 1; k < len && i + k < s.size(); ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return -1;
-    i += len;
-    ++chars;
+  uint32_t pos = 0;
+  for (unsigned char b : s) {
+    const int np = next_pos(pos, b);
+    if (np < 0) return -1;
+    if (np == 0) ++chars;
+    pos = static_cast<uint32_t>(np);
   }
-  return chars;
+  return pos == 0 ? chars : chars + 1;
 }
 
 // Decides whether a byte string is accepted right after `rule` completes in *every* context:
@@ -131,27 +128,21 @@ class SuffixChecker {
     }
   }
 
-  // Every caller of `rule` has a plain byte path for every string-safe text of at most
-  // kShortSliceChars characters (computed once per rule).
-  bool callers_absorb_short(uint32_t rule) { return callers_absorb(rule) >= TokenDomain::kShortSliceChars; }
-
   // The longest string-safe text (0, kShortSliceChars or kMediumSliceChars characters) that every
   // caller of `rule` absorbs on a plain byte path (computed once per rule).
-  static constexpr uint32_t kLongChars = TokenDomain::kMediumSliceChars;
   uint32_t callers_absorb(uint32_t rule) {
-    int8_t& known = callers_absorb_[rule];
+    int16_t& known = callers_absorb_[rule];
     if (known < 0) {
+      auto all_absorb = [&](uint32_t chars) {
+        for (uint32_t t : callers_[rule])
+          if (!absorbs_string_safe(search_, t, chars, nullptr)) return false;
+        return true;
+      };
       known = 0;
-      if (!callers_[rule].empty()) {
-        auto all_absorb = [&](uint32_t chars) {
-          for (uint32_t t : callers_[rule])
-            if (!absorbs_string_safe(search_, t, chars, nullptr)) return false;
-          return true;
-        };
-        if (all_absorb(TokenDomain::kShortSliceChars)) known = all_absorb(kLongChars) ? 2 : 1;
-      }
+      if (!callers_[rule].empty() && all_absorb(TokenDomain::kShortSliceChars))
+        known = all_absorb(TokenDomain::kMediumSliceChars) ? TokenDomain::kMediumSliceChars : TokenDomain::kShortSliceChars;
     }
-    return known == 2 ? kLongChars : known == 1 ? TokenDomain::kShortSliceChars : 0;
+    return static_cast<uint32_t>(known);
   }
 
   bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
@@ -182,7 +173,7 @@ class SuffixChecker {
   SafeSearch search_;
   EarleyParser parser_;
   std::vector<std::vector<uint32_t>> callers_;
-  std::vector<int8_t> callers_absorb_;  // per rule: 2 long, 1 short, 0 no string-safe text absorbed by every caller, -1 unknown
+  std::vector<int16_t> callers_absorb_;  // per rule: characters (see callers_absorb), -1 not known yet
   std::unordered_map<std::string, bool> memo_;
 };
 
@@ -265,7 +256,6 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
     uncertain.erase(std::unique(uncertain.begin(), uncertain.end()), uncertain.end());
   }
 }
-
 
 // True when every string of whole JSON-string-safe characters (the TokenDomain slice) keeps the
 // DFA path from `state` alive: then every token of the slice is accepted from `state` and the
@@ -376,14 +366,12 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
   Impl& m = *impl_;
   uncertain.clear();
   const TokenTrie* trie = &m.d.trie();
-  bool tails = false;
   // Cheapest question first: the inside of an unbounded string.
   if (loops_on_string_safe(m.search, state)) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
-    trie = &m.d.rest_tail_trie();
-    tails = true;
-    classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, tails);
+    classify_state(m.a, m.d.rest_tail_trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count,
+                   uncertain, true);
     return;
   }
   // The short question is cheaper than, and necessary for, the every-length one. A state also
@@ -418,7 +406,7 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
     words.assign(m.d.mask_words(), 0);
     count = 0;
   }
-  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, tails);
+  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, false);
 }
 
 }  // namespace ninfer::grammar

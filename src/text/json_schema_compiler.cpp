@@ -754,9 +754,7 @@ class Emitter {
         std::vector<int32_t> alts;
         for (size_t i = 0; i < n && room; ++i) {
           if (set >> i & 1u) continue;
-          const Prop& p = props[i];
-          int32_t member = seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)});
-          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member, any(set | 1u << i, next_c)}));
+          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member_expr(props[i].name, props[i].parts), any(set | 1u << i, next_c)}));
         }
         if (additional_allowed && room) alts.push_back(seq({c > 0 ? punct(",") : lit(""), additional_member(), any(set, next_c)}));
         // The closing whitespace run follows the last member only (an empty object has one run).
@@ -786,11 +784,9 @@ class Emitter {
     return seq({lit("{"), ws(), choice(orders), lit("}")});
   }
 
-  // The members of an object with its declared keys in `order` (each optional unless required),
-  // given c members emitted so far (c capped at 1 when no bound counts them). Additional members
-  // (rule `additional`, -1 for none) follow the declared ones, or with `interleave` may also
-  // come first and after any declared member (attached to the member before them, so every text
-  // has one parse).
+  // The members of an object with its declared keys in `order` (each optional unless required).
+  // Additional members (rule `additional`, -1 for none) follow the declared ones, or with
+  // `interleave` may also come first and between any two declared ones.
   template <typename Props>
   int32_t chain_object(const Props& props, const std::vector<size_t>& order, int32_t additional, uint64_t min_p,
                        uint64_t max_p, bool interleave) {
@@ -798,26 +794,27 @@ class Emitter {
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
     const bool additional_allowed = additional >= 0;
     auto additional_member = [&]() { return rule_ref(additional); };
-    if (!counting && !interleave) {
+    if (!counting) {
       // One Members expression: each member's key and value appear once in the automaton
       // whether a comma precedes them or not, and the object stays one rule (no chain of
-      // nullable rules for the parser to predict at every key). Additional members repeat at the end.
+      // nullable rules for the parser to predict at every key). Additional members are a
+      // repeating member at the end, or before every declared one as well when interleaved.
       Expr m;
       m.kind = ExprKind::Members;
       m.children = {punct(","), ws()};
+      auto add = [&](int32_t member, uint8_t flags) {
+        m.children.push_back(member);
+        m.member_flags.push_back(flags);
+      };
       for (size_t i = 0; i < n; ++i) {
         const auto& p = props[order[i]];
-        m.children.push_back(seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)}));
-        m.member_flags.push_back(p.required ? grammar::kMemberRequired : 0);
+        if (interleave && additional_allowed) add(additional_member(), grammar::kMemberRepeats);
+        add(member_expr(p.name, p.parts), p.required ? grammar::kMemberRequired : 0);
       }
-      if (additional_allowed) {
-        m.children.push_back(additional_member());
-        m.member_flags.push_back(grammar::kMemberRepeats);
-      }
+      if (additional_allowed) add(additional_member(), grammar::kMemberRepeats);
       return g_.add(std::move(m));
     }
-    // Additional members after a declared one: ("," additional)*.
-    auto trailing = [&]() { return repeat(seq({punct(","), additional_member()}), 0, grammar::kUnbounded); };
+    // Counted members: rules chain(i, c) = properties i.. given c members emitted so far.
     std::map<std::pair<size_t, uint64_t>, int32_t> chain_rules;
     std::function<int32_t(size_t, uint64_t)> chain = [&](size_t i, uint64_t c) -> int32_t {
       auto key = std::make_pair(i, c);
@@ -830,7 +827,7 @@ class Emitter {
         const uint64_t room = max_p == std::numeric_limits<uint64_t>::max() ? grammar::kUnbounded : max_p - std::min(max_p, c);
         // The closing whitespace run follows the last member only (an empty object has one run).
         const int32_t end_ws = c > 0 ? ws() : lit("");
-        if (!additional_allowed || room == 0 || interleave) {
+        if (!additional_allowed || room == 0) {
           body = need == 0 ? end_ws : choice({});
         } else {
           const uint32_t lo = static_cast<uint32_t>(std::min<uint64_t>(need, 100000));
@@ -845,13 +842,8 @@ class Emitter {
         }
       } else {
         const auto& p = props[order[i]];
-        const uint64_t next_c = counting ? c + 1 : 1;
         std::vector<int32_t> alts;
-        if (!counting || c + 1 <= max_p) {
-          int32_t member = seq({lit(json_quote(p.name)), punct(":"), value_ref(p.parts)});
-          if (interleave) member = seq({member, trailing()});
-          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member, chain(i + 1, next_c)}));
-        }
+        if (c + 1 <= max_p) alts.push_back(seq({c > 0 ? punct(",") : lit(""), member_expr(p.name, p.parts), chain(i + 1, c + 1)}));
         if (!p.required) alts.push_back(chain(i + 1, c));
         body = choice(alts);
       }
@@ -860,9 +852,12 @@ class Emitter {
       chain_rules.emplace(key, rule);
       return rule_ref(rule);
     };
-    if (!interleave) return chain(0, 0);
-    // Additional members before the first declared one.
-    return choice({seq({additional_member(), trailing(), chain(0, 1)}), chain(0, 0)});
+    return chain(0, 0);
+  }
+
+  // One declared member: its key, the separator, its value.
+  int32_t member_expr(const std::string& name, const PartList& parts) {
+    return seq({lit(json_quote(name)), punct(":"), value_ref(parts)});
   }
 
   int32_t rule_ref(int32_t rule) { return ir::rule_ref(g_, rule); }
