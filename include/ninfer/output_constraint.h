@@ -15,9 +15,9 @@ enum class JsonWhitespace {
 
 enum class JsonPropertyOrder {
   Declared,  // an object's properties in the schema's declared order (the default generation language)
-  // Any order, each key at most once, for objects of up to kAnyOrderMaxProperties declared
-  // properties; a larger object takes its declared order or its `required` keys first (in that
-  // array's order) and the rest in declared order. Additional properties may come anywhere.
+  // Any order: each declared key at most once, additional properties anywhere, required keys
+  // before the object closes, property counts within min/maxProperties. The matcher tracks the
+  // keys of every open object, so the language is exact for objects of any size.
   Flexible,
 };
 
@@ -25,8 +25,6 @@ struct JsonFormatOptions {
   JsonWhitespace whitespace = JsonWhitespace::Compact;
   uint32_t max_whitespace_run = 8;  // Flexible only: longest run of whitespace bytes between tokens
   JsonPropertyOrder property_order = JsonPropertyOrder::Declared;
-  // Flexible: the largest object compiled for any order (the language grows as 2^n).
-  static constexpr uint32_t kAnyOrderMaxProperties = 6;
 };
 
 class OutputConstraint {

@@ -36,9 +36,8 @@ void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/
 
 void add_property_order_flag(CLI::App& app, std::string& order) {
   app.add_option("--property-order", order,
-                 "JSON object keys: declared (default: the schema's order) or flexible (any order for objects of up to " +
-                     std::to_string(JsonFormatOptions::kAnyOrderMaxProperties) +
-                     " declared properties, else declared or required-first order; additional properties anywhere)")
+                 "JSON object keys: declared (default: the schema's order) or flexible (any order, each declared key "
+                 "at most once, required keys before the end)")
       ->check(CLI::IsMember({"declared", "flexible"}));
 }
 

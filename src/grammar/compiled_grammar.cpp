@@ -13,6 +13,8 @@ namespace {
 
 // States that can be the top of a parse without having been predicted there: targets of byte,
 // call and token edges, plus the augmented start.
+constexpr uint32_t kEagerKeyStates = 512;
+
 std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
   std::vector<uint8_t> k(a.num_states(), 0);
   k[a.aug_start] = 1;
@@ -31,26 +33,29 @@ const StateTokens& CompiledGrammar::classify_slow(uint32_t state) const {
   auto t0 = std::chrono::steady_clock::now();
   if (!classifier_) classifier_ = std::make_unique<TokenClassifier>(automaton_, *domain_);
   StateTokens& st = store_.emplace_back();
-  classifier_->classify(state, scratch_words_, st.accepted_count, st.uncertain);
-  if (st.accepted_count > 0) {
-    // Identical accepted sets share one bitset.
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t w : scratch_words_) h = (h ^ w) * 1099511628211ull;
-    auto& candidates = bitset_by_hash_[h];
-    for (const uint32_t* c : candidates)
-      if (std::memcmp(c, scratch_words_.data(), size_t(words_) * 4) == 0) st.accepted = c;
-    if (!st.accepted) {
-      st.accepted = bitsets_.emplace_back(scratch_words_).data();
-      candidates.push_back(st.accepted);
-      store_bytes_ += size_t(words_) * 4;
-    }
-  }
+  classifier_->classify(state, scratch_words_, st.accepted_count, st.uncertain, scratch_cond_);
+  for (int k = 0; k < kCondKinds; ++k)
+    if (!scratch_cond_[k].empty()) st.cond[k] = intern_bitset(scratch_cond_[k]), st.has_cond = true;
+  if (st.accepted_count > 0) st.accepted = intern_bitset(scratch_words_);
   store_bytes_ += sizeof(StateTokens) + st.uncertain.size() * 4;
   ++classified_;
   uncertain_nodes_ += st.uncertain.size();
   classify_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   slots_[state].store(&st, std::memory_order_release);
   return st;
+}
+
+// Identical sets share one bitset.
+const uint32_t* CompiledGrammar::intern_bitset(const std::vector<uint32_t>& words) const {
+  uint64_t h = 1469598103934665603ull;
+  for (uint32_t w : words) h = (h ^ w) * 1099511628211ull;
+  auto& candidates = bitset_by_hash_[h];
+  for (const uint32_t* c : candidates)
+    if (std::memcmp(c, words.data(), size_t(words_) * 4) == 0) return c;
+  const uint32_t* p = bitsets_.emplace_back(words).data();
+  candidates.push_back(p);
+  store_bytes_ += size_t(words_) * 4;
+  return p;
 }
 
 CompileStats CompiledGrammar::stats() const {
@@ -104,9 +109,23 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
   for (uint8_t k : kernel) kernel_count += k;
   // The first mask needs the start state; eager compiles classify every kernel state now.
   cg->state_tokens(a.aug_start);
-  if (options.eager || kernel_count <= options.eager_max_kernel_states)
+  if (options.eager || kernel_count <= options.eager_max_kernel_states) {
     for (uint32_t s = 0; s < a.num_states(); ++s)
       if (kernel[s]) cg->state_tokens(s);
+  } else if (!a.key_sets.empty()) {
+    // The "key" states of any-order objects (right after an opening quote, where only key rules
+    // are called) walk their tokens through the parser, not byte by byte; the alternatives of
+    // one anyOf open all their objects at once, so their first use would come as one burst.
+    uint32_t budget = kEagerKeyStates;
+    for (uint32_t s = 0; s < a.num_states() && budget > 0; ++s) {
+      if (!kernel[s] || a.rule_key_set[a.state_rule[s]] < 0 || a.call_begin[s] == a.call_begin[s + 1] ||
+          a.edge_begin[s] != a.edge_begin[s + 1])
+        continue;
+      bool keys = true;
+      for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) keys &= a.key_member[a.calls[e].rule] != kNotAKey;
+      if (keys) cg->state_tokens(s), --budget;
+    }
+  }
 
   auto t2 = std::chrono::steady_clock::now();
   cg->base_stats_.seconds = std::chrono::duration<double>(t2 - t0).count();

@@ -31,10 +31,18 @@ struct CompileOptions {
   uint32_t eager_max_kernel_states = 0;
 };
 
+// Tokens whose fate depends only on one property of an any-order object's key set: whether the
+// object may close (all required keys present, counts within bounds) or whether another key may
+// still come, or whether an undeclared name may start. "Own": the object is the kernel item's own rule; "caller": the objects that called
+// the kernel item's rule (the token runs past the rule's end into them).
+enum CondKind : uint8_t { kOwnClose, kOwnMore, kOwnName, kCallerClose, kCallerMore, kCondKinds };
+
 struct StateTokens {
   const uint32_t* accepted = nullptr;  // bitset of context-independent tokens (nullptr: none)
   uint32_t accepted_count = 0;
   std::vector<uint32_t> uncertain;  // full-trie nodes (ascending preorder) to verify against the parse
+  const uint32_t* cond[kCondKinds] = {};  // bitsets of tokens allowed exactly when the condition holds (nullptr: none)
+  bool has_cond = false;
 };
 
 struct CompileStats {
@@ -86,6 +94,8 @@ class CompiledGrammar {
   mutable std::deque<std::vector<uint32_t>> bitsets_;
   mutable std::unordered_map<uint64_t, std::vector<const uint32_t*>> bitset_by_hash_;
   mutable std::vector<uint32_t> scratch_words_;
+  mutable std::vector<uint32_t> scratch_cond_[kCondKinds];
+  const uint32_t* intern_bitset(const std::vector<uint32_t>& words) const;  // caller holds mu_
   mutable uint32_t classified_ = 0;
   mutable uint64_t uncertain_nodes_ = 0;
   mutable double classify_seconds_ = 0;

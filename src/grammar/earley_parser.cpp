@@ -4,8 +4,8 @@
 
 namespace ninfer::grammar {
 
-EarleyParser::EarleyParser(const GrammarAutomaton& a) : a_(a) {
-  hkeys_.assign(64, 0);
+EarleyParser::EarleyParser(const GrammarAutomaton& a) : a_(a), key_sets_(a) {
+  hidx_.assign(64, 0);
   hgen_.assign(64, 0);
 }
 
@@ -14,61 +14,136 @@ void EarleyParser::reset() {
   kernel_.clear();
   set_begin_.clear();
   root_completed_.clear();
+  set_taints_.clear();
   begin_set();
-  add(a_.aug_start, 0, true);
+  add(a_.aug_start, 0, 0, true);
   closure(0);
 }
 
-void EarleyParser::reset_local(uint32_t state) {
+void EarleyParser::reset_local(uint32_t state, bool entered) {
   items_.clear();
   kernel_.clear();
   set_begin_.clear();
   root_completed_.clear();
+  set_taints_.clear();
   begin_set();
-  add(state, kRootOrigin, true);
+  // An item of an any-order object starts with unknown keys. A kernel state's own check has
+  // passed already (the item exists); a state entered by the local parse is checked.
+  const uint32_t ctx = a_.rule_key_set[a_.state_rule[state]] >= 0 ? kUnknownKeys : 0;
+  if (entered) {
+    add(state, kRootOrigin, ctx, true);
+  } else {
+    items_.push_back({state, kRootOrigin, ctx});
+    kernel_.push_back(1);
+    set_taints_.back() |= 1;
+    insert_hash(static_cast<uint32_t>(items_.size() - 1));
+  }
   closure(0);
 }
 
 void EarleyParser::begin_set() {
   set_begin_.push_back(static_cast<uint32_t>(items_.size()));
   root_completed_.push_back(0);
+  set_taints_.push_back(0);
   if (++gen_ == 0) {
     std::fill(hgen_.begin(), hgen_.end(), 0);
     gen_ = 1;
   }
 }
 
+void EarleyParser::pop_set() {
+  set_begin_.pop_back();
+  root_completed_.pop_back();
+  set_taints_.pop_back();
+}
+
+namespace {
+inline size_t item_hash(uint32_t state, uint32_t origin, uint32_t ctx) {
+  const uint64_t k = ((uint64_t(state) << 32) | origin) * 0x9E3779B97F4A7C15ull ^ (uint64_t(ctx) * 0xC2B2AE3D27D4EB4Full);
+  return static_cast<size_t>(k >> 20);
+}
+}  // namespace
+
+void EarleyParser::insert_hash(uint32_t idx) {
+  const size_t mask = hidx_.size() - 1;
+  const EarleyItem& it = items_[idx];
+  size_t h = item_hash(it.state, it.origin, it.ctx) & mask;
+  while (hgen_[h] == gen_) h = (h + 1) & mask;
+  hgen_[h] = gen_;
+  hidx_[h] = idx;
+}
+
 void EarleyParser::grow_table() {
-  size_t cap = hkeys_.size() * 2;
-  hkeys_.assign(cap, 0);
+  size_t cap = hidx_.size() * 2;
+  hidx_.assign(cap, 0);
   hgen_.assign(cap, 0);
   // Re-insert the items of the set under construction.
   ++gen_;
   if (gen_ == 0) gen_ = 1;
-  const size_t mask = cap - 1;
-  for (size_t i = set_begin_.back(); i < items_.size(); ++i) {
-    uint64_t key = (uint64_t(items_[i].state) << 32) | items_[i].origin;
-    size_t h = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-    while (hgen_[h] == gen_) h = (h + 1) & mask;
-    hgen_[h] = gen_;
-    hkeys_[h] = key;
-  }
+  for (size_t i = set_begin_.back(); i < items_.size(); ++i) insert_hash(static_cast<uint32_t>(i));
 }
 
-void EarleyParser::add(uint32_t state, uint32_t origin, bool kernel) {
+void EarleyParser::add(uint32_t state, uint32_t origin, uint32_t ctx, bool kernel) {
+  const uint8_t check = a_.key_check[state];
+  if (check != kNoKeyCheck) {
+    if (ctx & kUnknownKeys) {
+      ctx |= check == kCloseCheck ? kTaintClose : kTaintMore;
+    } else {
+      const uint32_t keys = ctx_keys(ctx);
+      if (keys == KeySetTable::kNone) return;
+      if (!(check == kCloseCheck ? key_sets_.may_close(keys) : key_sets_.may_continue(keys))) return;
+    }
+  }
   size_t count = items_.size() - set_begin_.back();
-  if ((count + 1) * 2 > hkeys_.size()) grow_table();
-  const uint64_t key = (uint64_t(state) << 32) | origin;
-  const size_t mask = hkeys_.size() - 1;
-  size_t h = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+  if ((count + 1) * 2 > hidx_.size()) grow_table();
+  const size_t mask = hidx_.size() - 1;
+  size_t h = item_hash(state, origin, ctx) & mask;
   while (hgen_[h] == gen_) {
-    if (hkeys_[h] == key) return;
+    const EarleyItem& o = items_[hidx_[h]];
+    if (o.state == state && o.origin == origin && o.ctx == ctx) return;
     h = (h + 1) & mask;
   }
   hgen_[h] = gen_;
-  hkeys_[h] = key;
-  items_.push_back({state, origin});
+  hidx_[h] = static_cast<uint32_t>(items_.size());
+  items_.push_back({state, origin, ctx});
   kernel_.push_back(kernel);
+  set_taints_.back() |= static_cast<uint16_t>(1u << ctx_taint(ctx));
+}
+
+uint32_t EarleyParser::predicted(uint32_t caller_state, uint32_t ctx, uint32_t rule) {
+  uint32_t p = ctx_taint(ctx);  // the prediction holds under the caller's assumptions
+  const int32_t member = a_.key_member[rule];
+  if (member != kNotAKey) {
+    const int32_t ks = a_.rule_key_set[a_.state_rule[caller_state]];
+    if (ks >= 0) {
+      if (ctx & kUnknownKeys) {
+        // Undeclared names of an object without a maximum may always start; otherwise they may
+        // while a member still fits (a condition of its own: the names are most of the vocabulary).
+        if (member == kAdditionalKey) p |= a_.key_sets[ks].name_start_static() ? 0 : kTaintName;
+        else p |= kTaintOther;
+      } else if (key_sets_.with(ctx_keys(ctx), member) == KeySetTable::kNone) {
+        return kRejected;
+      }
+    }
+  }
+  const int32_t own = a_.rule_key_set[rule];
+  if (own >= 0) p |= key_sets_.empty_set(static_cast<uint32_t>(own)) << kCtxShift;
+  return p;
+}
+
+uint32_t EarleyParser::after_call(uint32_t caller_state, uint32_t caller_ctx, uint32_t rule, uint32_t callee_ctx) {
+  uint32_t c = caller_ctx | ctx_taint(callee_ctx);
+  const int32_t member = a_.key_member[rule];
+  if (member == kNotAKey) return c;
+  const int32_t ks = a_.rule_key_set[a_.state_rule[caller_state]];
+  if (ks < 0) return c;
+  if (caller_ctx & kUnknownKeys) {
+    if (!(member == kAdditionalKey && a_.key_sets[ks].name_end_static())) c |= kTaintOther;
+    return c;
+  }
+  const uint32_t next = key_sets_.with(ctx_keys(caller_ctx), member);
+  if (next == KeySetTable::kNone) return kRejected;
+  return (next << kCtxShift) | ctx_taint(c);
 }
 
 void EarleyParser::closure(size_t set) {
@@ -80,21 +155,29 @@ void EarleyParser::closure(size_t set) {
     if (a_.accepting[s]) {
       const uint32_t rule = a_.state_rule[s];
       if (it.origin == kRootOrigin) {
-        root_completed_[set] = 1;
+        root_completed_[set] |= static_cast<uint16_t>(1u << ctx_taint(it.ctx));
       } else {
         const size_t k = it.origin;
         const size_t end = k == set ? items_.size() : set_end(k);
         for (size_t j = set_begin_[k]; j < end; ++j) {
           const uint32_t ps = items_[j].state;
           for (uint32_t e = a_.call_begin[ps]; e < a_.call_begin[ps + 1]; ++e)
-            if (a_.calls[e].rule == rule) add(a_.calls[e].target, items_[j].origin, k != set);
+            if (a_.calls[e].rule == rule) {
+              const uint32_t c = after_call(ps, items_[j].ctx, rule, it.ctx);
+              if (c != kRejected) add(a_.calls[e].target, items_[j].origin, c, k != set);
+            }
         }
       }
     }
     for (uint32_t e = a_.call_begin[s]; e < a_.call_begin[s + 1]; ++e) {
       const CallEdge ce = a_.calls[e];
-      add(a_.rule_start[ce.rule], cur, false);
-      if (a_.rule_nullable[ce.rule]) add(ce.target, it.origin, false);
+      const uint32_t p = predicted(s, it.ctx, ce.rule);
+      if (p == kRejected) continue;
+      add(a_.rule_start[ce.rule], cur, p, false);
+      if (a_.rule_nullable[ce.rule]) {
+        const uint32_t c = after_call(s, it.ctx, ce.rule, p & kTaintMask);
+        if (c != kRejected) add(ce.target, it.origin, c, false);
+      }
     }
   }
 }
@@ -106,11 +189,10 @@ bool EarleyParser::scan(uint8_t byte) {
   begin_set();
   for (size_t i = b; i < e; ++i) {
     const uint32_t t = a_.next_class(items_[i].state, cls);
-    if (t != kDeadState) add(t, items_[i].origin, true);
+    if (t != kDeadState) add(t, items_[i].origin, items_[i].ctx, true);
   }
   if (items_.size() == e) {
-    set_begin_.pop_back();
-    root_completed_.pop_back();
+    pop_set();
     return false;
   }
   closure(top());
@@ -128,7 +210,8 @@ bool EarleyParser::scan_token(int32_t token, std::string_view bytes, bool bytes_
       const TokenSetDef& d = a_.token_sets[a_.toks[k].token_set];
       bool named = std::binary_search(d.ids.begin(), d.ids.end(), token);
       // ExcludeToken admits only ordinary text tokens (bytes_path) outside its list.
-      if (d.exclude ? (!named && bytes_path) : named) via_token.push_back({a_.toks[k].target, items_[i].origin});
+      if (d.exclude ? (!named && bytes_path) : named)
+        via_token.push_back({a_.toks[k].target, items_[i].origin, items_[i].ctx});
     }
   }
   if (via_token.empty()) {
@@ -157,10 +240,10 @@ bool EarleyParser::scan_token(int32_t token, std::string_view bytes, bool bytes_
     const uint32_t cls = a_.byte_class[static_cast<uint8_t>(bytes.back())];
     for (size_t i = pb; i < pe; ++i) {
       const uint32_t t = a_.next_class(items_[i].state, cls);
-      if (t != kDeadState) add(t, items_[i].origin, true);
+      if (t != kDeadState) add(t, items_[i].origin, items_[i].ctx, true);
     }
   }
-  for (const auto& it : via_token) add(it.state, it.origin, true);
+  for (const auto& it : via_token) add(it.state, it.origin, it.ctx, true);
   closure(top());
   return true;
 }
@@ -171,6 +254,7 @@ void EarleyParser::pop_to(size_t n) {
   kernel_.resize(set_begin_[n]);
   set_begin_.resize(n);
   root_completed_.resize(n);
+  set_taints_.resize(n);
 }
 
 bool EarleyParser::can_end() const {
@@ -192,7 +276,8 @@ void EarleyParser::next_bytes(bool out[256]) const {
 
 size_t EarleyParser::memory_bytes() const {
   return items_.capacity() * sizeof(EarleyItem) + kernel_.capacity() + set_begin_.capacity() * 4 +
-         root_completed_.capacity() + hkeys_.capacity() * 8 + hgen_.capacity() * 4;
+         root_completed_.capacity() * 2 + set_taints_.capacity() * 2 + hidx_.capacity() * 4 + hgen_.capacity() * 4 +
+         key_sets_.memory_bytes();
 }
 
 }  // namespace ninfer::grammar

@@ -297,6 +297,58 @@ void pack_comb(GrammarAutomaton& a) {
   if (a.comb.size() < nc) a.comb.resize(nc, CombSlot{});
 }
 
+// Any-order objects: specs per object rule, the key rules' members, and the per-state checks.
+void attach_key_sets(const Grammar& g, const std::vector<int32_t>& ir_to_auto, GrammarAutomaton& a) {
+  const uint32_t n = a.num_states();
+  const size_t rules = a.rule_start.size();
+  a.rule_key_set.assign(rules, -1);
+  a.key_member.assign(rules, kNotAKey);
+  a.key_check.assign(n, kNoKeyCheck);
+  for (const auto& k : g.key_sets) {
+    if (ir_to_auto[k.rule] < 0) continue;  // unreachable object
+    KeySetSpec spec;
+    spec.rule = static_cast<uint32_t>(ir_to_auto[k.rule]);
+    spec.declared = static_cast<uint32_t>(k.keys.size());
+    spec.required.assign((k.keys.size() + 63) / 64, 0);
+    for (size_t i = 0; i < k.keys.size(); ++i) {
+      if (ir_to_auto[k.keys[i]] >= 0) a.key_member[ir_to_auto[k.keys[i]]] = static_cast<int32_t>(i);
+      if (k.required[i]) spec.required[i / 64] |= uint64_t(1) << (i % 64), ++spec.required_count;
+    }
+    for (int32_t r : k.additional)
+      if (ir_to_auto[r] >= 0) a.key_member[ir_to_auto[r]] = kAdditionalKey, spec.additional = true;
+    spec.min_members = k.min_members;
+    spec.max_members = k.max_members;
+    spec.counts = k.min_members > 0 || k.max_members != ~uint64_t(0);
+    spec.close_static = spec.required_count == 0 && k.min_members == 0;
+    spec.more_static = spec.additional && k.max_members == ~uint64_t(0);
+    a.rule_key_set[spec.rule] = static_cast<int32_t>(a.key_sets.size());
+    a.key_sets.push_back(std::move(spec));
+  }
+  if (a.key_sets.empty()) return;
+  // States of an object that can reach its end without calling a key (fixpoint, backwards).
+  std::vector<uint8_t> can_close(n, 0);
+  for (uint32_t s = 0; s < n; ++s) can_close[s] = a.accepting[s];
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t s = n; s-- > 0;) {
+      if (can_close[s] || a.rule_key_set[a.state_rule[s]] < 0) continue;
+      bool c = false;
+      a.for_each_edge(s, [&](uint32_t, uint32_t t) { c = c || can_close[t]; });
+      for (uint32_t i = a.call_begin[s]; i < a.call_begin[s + 1] && !c; ++i)
+        c = a.key_member[a.calls[i].rule] == kNotAKey && can_close[a.calls[i].target];
+      for (uint32_t i = a.tok_begin[s]; i < a.tok_begin[s + 1] && !c; ++i) c = can_close[a.toks[i].target];
+      if (c) can_close[s] = 1, changed = true;
+    }
+  }
+  for (uint32_t s = 0; s < n; ++s) {
+    const int32_t ks = a.rule_key_set[a.state_rule[s]];
+    if (ks < 0) continue;
+    const KeySetSpec& spec = a.key_sets[ks];
+    if (a.accepting[s] && !spec.close_static) a.key_check[s] = kCloseCheck;
+    else if (!can_close[s] && !spec.more_static) a.key_check[s] = kMoreCheck;
+  }
+}
+
 }  // namespace
 
 GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& limits) {
@@ -305,6 +357,12 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   const Grammar& g = outlined;
   std::vector<uint8_t> inlined = choose_inlined_rules(g, limits.inline_max_states);
   inlined[g.root] = 0;
+  // Any-order objects and their keys keep their own rules: the parser tracks keys per call.
+  for (const auto& k : g.key_sets) {
+    inlined[k.rule] = 0;
+    for (int32_t r : k.keys) inlined[r] = 0;
+    for (int32_t r : k.additional) inlined[r] = 0;
+  }
 
   // Rules that need their own DFA: the root and every rule called through a non-inlined reference.
   std::vector<int32_t> ir_to_auto(g.rules.size(), -1);
@@ -560,9 +618,11 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     }
   }
 
+  attach_key_sets(g, ir_to_auto, a);
   a.simple.assign(n, 0);
   for (uint32_t s = 0; s < n; ++s)
-    a.simple[s] = !a.accepting[s] && a.call_begin[s] == a.call_begin[s + 1] && a.tok_begin[s] == a.tok_begin[s + 1];
+    a.simple[s] = !a.accepting[s] && a.call_begin[s] == a.call_begin[s + 1] && a.tok_begin[s] == a.tok_begin[s + 1] &&
+                  a.key_check[s] == kNoKeyCheck;
   pack_comb(a);
   return a;
 }

@@ -47,6 +47,28 @@ struct CombSlot {
   uint32_t target = kDeadState;
 };
 
+// An any-order JSON object (KeySetObject in the IR): what the parser needs to keep, per open
+// object, the set of keys emitted so far (see key_set_table.h).
+struct KeySetSpec {
+  uint32_t rule = 0;
+  uint32_t declared = 0;            // declared keys: bits 0..declared-1
+  std::vector<uint64_t> required;   // bitset over the declared keys
+  uint32_t required_count = 0;
+  bool additional = false;          // undeclared names may come (repeatedly)
+  bool counts = false;              // min or max members given: members are counted
+  uint64_t min_members = 0, max_members = ~uint64_t(0);
+  bool close_static = false;        // closing is always allowed (no required key, no minimum)
+  bool more_static = false;         // another member may always come (undeclared names, no maximum)
+  // An undeclared name may always start (no maximum), and its completion leaves the set as it
+  // is (members not counted): checks the parser can skip for any set of keys.
+  bool name_start_static() const { return additional && max_members == ~uint64_t(0); }
+  bool name_end_static() const { return additional && !counts; }
+};
+
+inline constexpr int32_t kNotAKey = -1, kAdditionalKey = -2;
+// Per-state check of an any-order object, made when an item enters the state.
+enum KeyCheck : uint8_t { kNoKeyCheck = 0, kCloseCheck = 1, kMoreCheck = 2 };
+
 struct GrammarAutomaton {
   // Per DFA state (global numbering across rules).
   std::vector<uint8_t> accepting;
@@ -78,6 +100,15 @@ struct GrammarAutomaton {
   std::vector<std::string> rule_names;
   std::vector<std::bitset<256>> follow1;  // bytes that can come right after the rule completes
   std::vector<TokenSetDef> token_sets;
+
+  // Any-order objects.
+  std::vector<KeySetSpec> key_sets;
+  std::vector<int32_t> rule_key_set;  // per rule: index into key_sets, or -1
+  std::vector<int32_t> key_member;    // per rule: declared key bit, kAdditionalKey, or kNotAKey
+  // Per state: kCloseCheck on the accepting states of an object that may not always close,
+  // kMoreCheck on states from which the object cannot close before another key (after a comma)
+  // where another key may not always come; such states are never `simple`.
+  std::vector<uint8_t> key_check;
 
   // Augmented start: aug_start --root--> aug_accept. The language may end when (aug_accept, 0) is live.
   uint32_t aug_rule = 0, aug_start = 0, aug_accept = 0;

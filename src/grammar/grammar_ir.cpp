@@ -186,6 +186,13 @@ std::string Grammar::to_string() const {
     }
     out += "\n";
   }
+  for (const auto& k : key_sets) {
+    out += "#keyset " + rules[k.rule].name + " [";
+    for (size_t i = 0; i < k.keys.size(); ++i) out += (i ? " " : "") + rules[k.keys[i]].name + (k.required[i] ? "!" : "");
+    out += "] +[";
+    for (size_t i = 0; i < k.additional.size(); ++i) out += (i ? " " : "") + rules[k.additional[i]].name;
+    out += "] " + std::to_string(k.min_members) + ".." + std::to_string(k.max_members) + "\n";
+  }
   if (root >= 0) out += "#root " + rules[root].name + "\n";
   return out;
 }

@@ -82,11 +82,27 @@ struct Rule {
   SourceLocation location;
 };
 
+// A JSON object whose members may come in any order, each declared key at most once: the
+// object's rule calls one key rule per declared property (and per kind of additional name), and
+// the parser keeps, per open object, the set of keys emitted so far (grammars cannot express
+// "any order, each once" without 2^n rules). A key may start only while it is unused and the
+// object can still be completed after it; the object closes only when its required keys are
+// present and its member count is within [min_members, max_members].
+struct KeySetObject {
+  int32_t rule = -1;                 // the object's rule (its body calls the key rules)
+  std::vector<int32_t> keys;         // key rules of the declared properties; key i = bit i
+  std::vector<uint8_t> required;     // per declared key
+  std::vector<int32_t> additional;   // key rules of undeclared names (repeatable, counted)
+  uint64_t min_members = 0;
+  uint64_t max_members = std::numeric_limits<uint64_t>::max();
+};
+
 // A whole grammar: rules, the expression arena, and the entry rule.
 struct Grammar {
   std::vector<Expr> exprs;
   std::vector<Rule> rules;
   int32_t root = -1;
+  std::vector<KeySetObject> key_sets;  // rules that are any-order objects (their rules and key rules are never inlined)
 
   int32_t add(Expr e) {
     exprs.push_back(std::move(e));

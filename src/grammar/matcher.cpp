@@ -93,7 +93,8 @@ std::string Matcher::forced_bytes(size_t max_bytes) {
     for (int b = 0; b < 256 && count < 2; ++b)
       if (next[b]) only = b, ++count;
     if (count != 1) break;
-    parser_.scan(static_cast<uint8_t>(only));
+    // The automaton's only byte may still be refused (an any-order object that may not close).
+    if (!parser_.scan(static_cast<uint8_t>(only))) break;
     out.push_back(static_cast<char>(only));
   }
   parser_.pop_to(start);
@@ -133,6 +134,7 @@ void Matcher::fill_mask(uint32_t* words) {
     }
   }
   if (first) std::memset(words, 0, size_t(nw) * 4);
+  add_conditional(b, e, words);
 
   // Context-dependent tokens: merge the states' node lists (ascending preorder) and verify.
   const std::vector<uint32_t>* nodes = nullptr;
@@ -167,6 +169,48 @@ void Matcher::fill_mask(uint32_t* words) {
   }
   if (parser_.can_end())
     for (int32_t id : grammar_->domain().eos_ids()) words[id >> 5] |= 1u << (id & 31);
+}
+
+void Matcher::add_conditional(size_t b, size_t e, uint32_t* words) {
+  const KeySetTable& sets = parser_.key_sets();
+  const GrammarAutomaton& a = grammar_->automaton();
+  const int32_t nw = grammar_->words();
+  auto set_all = [&](const uint32_t* bits) {
+    if (bits)
+      for (int32_t w = 0; w < nw; ++w) words[w] |= bits[w];
+  };
+  for (size_t i = b; i < e; ++i) {
+    if (!parser_.kernel(i)) continue;
+    const EarleyItem it = parser_.item(i);
+    const StateTokens& st = grammar_->state_tokens(it.state);
+    if (!st.has_cond) continue;
+    const uint32_t keys = ctx_keys(it.ctx);
+    if (keys != KeySetTable::kNone) {
+      if (sets.may_close(keys)) set_all(st.cond[kOwnClose]);
+      if (sets.may_continue(keys)) set_all(st.cond[kOwnMore]);
+      if (sets.may_name(keys)) set_all(st.cond[kOwnName]);
+    }
+    if (!st.cond[kCallerClose] && !st.cond[kCallerMore]) continue;
+    if (it.origin == EarleyParser::kRootOrigin) continue;
+    // The items that called this item's rule: an object's keys decide; any other caller accepts.
+    bool close = false, more = false;
+    const uint32_t rule = a.state_rule[it.state];
+    for (size_t j = parser_.set_begin(it.origin), je = parser_.set_end(it.origin); j < je && !(close && more); ++j) {
+      const EarleyItem& c = parser_.item(j);
+      bool calls = false;
+      for (uint32_t k = a.call_begin[c.state]; k < a.call_begin[c.state + 1] && !calls; ++k) calls = a.calls[k].rule == rule;
+      if (!calls) continue;
+      const uint32_t ck = ctx_keys(c.ctx);
+      if (a.rule_key_set[a.state_rule[c.state]] < 0 || ck == KeySetTable::kNone) {
+        close = more = true;
+      } else {
+        close |= sets.may_close(ck);
+        more |= sets.may_continue(ck);
+      }
+    }
+    if (close) set_all(st.cond[kCallerClose]);
+    if (more) set_all(st.cond[kCallerMore]);
+  }
 }
 
 void Matcher::verify_uncertain(const std::vector<uint32_t>& nodes, uint32_t* words) {

@@ -69,6 +69,8 @@ class Matcher {
   std::vector<uint32_t> nodes_scratch_;
 
   void verify_uncertain(const std::vector<uint32_t>& nodes, uint32_t* words);
+  // Tokens of the top set's kernel items allowed under a condition on an any-order object's keys.
+  void add_conditional(size_t begin, size_t end, uint32_t* words);
   void push_step() { step_sets_.push_back(static_cast<uint32_t>(parser_.num_sets())); }
 };
 

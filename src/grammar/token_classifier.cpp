@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,6 +20,8 @@ struct TrieFrame {
   uint32_t base;          // depth of the local parser's set 0 in Earley mode; kLocalDead when the local parse died
   uint32_t follow;        // FollowAutomaton set of continuations past the rule's end
   uint32_t completed_at;  // last depth where the rule completed on the local path (kNever if none)
+  uint16_t completed_taints;  // taint bits of that completion (EarleyParser::root_completed_taints)
+  uint8_t completions;       // completions on the local path so far (saturating at 2)
 };
 constexpr uint32_t kLocalDead = 0xFFFFFFFFu;
 constexpr uint32_t kNever = 0xFFFFFFFFu;
@@ -113,13 +116,21 @@ int string_safe_chars(std::string_view s) {
   return pos == 0 ? chars : chars + 1;
 }
 
+// How a byte string fares right after a rule completes, over every place that calls the rule.
+enum SuffixClass : uint8_t {
+  kSuffixNo,           // not accepted by every caller (or not decidable here): verify at mask time
+  kSuffixAll,          // every caller consumes it whatever the context
+  kSuffixCallerClose,  // accepted exactly when the calling any-order object may close
+  kSuffixCallerMore,   // accepted exactly when the calling any-order object may take another key
+};
+
 // Decides whether a byte string is accepted right after `rule` completes in *every* context:
 // each place that calls the rule must consume it locally. Such tokens are context-independent
 // although they run past the rule's end (e.g. whitespace after a JSON value).
 class SuffixChecker {
  public:
   explicit SuffixChecker(const GrammarAutomaton& a)
-      : search_(a), parser_(a), callers_(a.rule_start.size()), callers_absorb_(a.rule_start.size(), -1) {
+      : a_(a), search_(a), parser_(a), callers_(a.rule_start.size()), callers_absorb_(a.rule_start.size(), -1) {
     for (uint32_t s = 0; s < a.num_states(); ++s)
       for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) callers_[a.calls[e].rule].push_back(a.calls[e].target);
     for (auto& c : callers_) {
@@ -145,50 +156,75 @@ class SuffixChecker {
     return static_cast<uint32_t>(known);
   }
 
-  bool accepted_everywhere(uint32_t rule, std::string_view suffix) {
-    if (callers_[rule].empty() || suffix.empty()) return false;
+  SuffixClass suffix_class(uint32_t rule, std::string_view suffix) {
+    if (callers_[rule].empty() || suffix.empty()) return kSuffixNo;
     // Fast path: string-safe text that every caller's automaton absorbs (the callers of a counted
     // block inside a long JSON string): no parse per caller and suffix.
     const int chars = string_safe_chars(suffix);
-    if (chars >= 0 && static_cast<uint32_t>(chars) <= callers_absorb(rule)) return true;
+    if (chars >= 0 && static_cast<uint32_t>(chars) <= callers_absorb(rule)) return kSuffixAll;
     std::string key(reinterpret_cast<const char*>(&rule), sizeof rule);
     key.append(suffix);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    bool ok = true;
+    // A caller inside an any-order object may accept the suffix only under a condition on its
+    // keys; the class is conditional only when every such caller needs the same condition and
+    // every other caller accepts outright.
+    SuffixClass result = kSuffixAll;
+    bool object_outright = false;
     for (uint32_t t : callers_[rule]) {
-      parser_.reset_local(t);
+      parser_.reset_local(t, true);
+      bool ok = true;
       for (unsigned char c : suffix)
         if (!parser_.scan(c)) {
           ok = false;
           break;
         }
-      if (!ok) break;
+      if (!ok) {
+        result = kSuffixNo;
+        break;
+      }
+      const uint16_t live = parser_.top_taints();
+      const bool in_object = a_.rule_key_set[a_.state_rule[t]] >= 0;
+      if (live & 1u) {
+        object_outright |= in_object;
+        continue;
+      }
+      const SuffixClass want = live == (1u << kTaintClose) ? kSuffixCallerClose
+                               : live == (1u << kTaintMore) ? kSuffixCallerMore
+                                                            : kSuffixNo;
+      if (want == kSuffixNo || (result != kSuffixAll && result != want)) {
+        result = kSuffixNo;
+        break;
+      }
+      result = want;
     }
-    memo_.emplace(std::move(key), ok);
-    return ok;
+    if (result != kSuffixAll && object_outright) result = kSuffixNo;
+    memo_.emplace(std::move(key), result);
+    return result;
   }
 
  private:
+  const GrammarAutomaton& a_;
   SafeSearch search_;
   EarleyParser parser_;
   std::vector<std::vector<uint32_t>> callers_;
   std::vector<int16_t> callers_absorb_;  // per rule: characters (see callers_absorb), -1 not known yet
-  std::unordered_map<std::string, bool> memo_;
+  std::unordered_map<std::string, SuffixClass> memo_;
 };
 
 void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t state, EarleyParser& parser,
                     FollowAutomaton& follow, SuffixChecker& suffixes, const TokenDomain& domain,
                     std::vector<TrieFrame>& frames, std::vector<uint32_t>& accepted_words,
-                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain, bool tails) {
+                    uint32_t& accepted_count, std::vector<uint32_t>& uncertain, std::vector<uint32_t> (&cond)[kCondKinds],
+                    bool tails) {
   const uint32_t rule = a.state_rule[state];
   const uint32_t after = follow.after_rule(rule);
   if (a.simple[state]) {
-    frames[0] = {state, 0, FollowAutomaton::kEmpty, kNever};
+    frames[0] = {state, 0, FollowAutomaton::kEmpty, kNever, 0, 0};
   } else {
     parser.reset_local(state);
-    const bool done = parser.root_completed(0);
-    frames[0] = {kDeadState, 0, done ? after : FollowAutomaton::kEmpty, done ? 0 : kNever};
+    const uint16_t done = parser.root_completed_taints(0);
+    frames[0] = {kDeadState, 0, done ? after : FollowAutomaton::kEmpty, done ? 0 : kNever, done, uint8_t(done ? 1 : 0)};
   }
   const uint32_t nodes = trie.num_nodes();
   uint32_t n = 1;
@@ -196,50 +232,79 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
     const uint32_t d = trie.depth[n];
     const TrieFrame parent = frames[d - 1];
     const uint8_t byte = trie.byte[n];
-    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty, parent.completed_at};
+    TrieFrame f{kDeadState, kLocalDead, FollowAutomaton::kEmpty, parent.completed_at, parent.completed_taints,
+                parent.completions};
+    const uint8_t more_completions = static_cast<uint8_t>(std::min(parent.completions + 1, 2));
+    uint16_t live = 0;  // taint bits of the local parse's items after this node (bit 0: no condition)
     if (parent.dfa != kDeadState) {
       const uint32_t t = a.next(parent.dfa, byte);
       if (t != kDeadState) {
         if (a.simple[t]) {
-          f = {t, 0, FollowAutomaton::kEmpty, parent.completed_at};
+          f = {t, 0, FollowAutomaton::kEmpty, parent.completed_at, parent.completed_taints, parent.completions};
+          live = 1;
         } else {
-          parser.reset_local(t);
-          f.base = d;
-          if (parser.root_completed(0)) f.follow = after, f.completed_at = d;
+          parser.reset_local(t, true);
+          if (!parser.set_empty(0)) {
+            f.base = d;
+            live = parser.set_taints(0);
+            if (const uint16_t done = parser.root_completed_taints(0))
+              f.follow = after, f.completed_at = d, f.completed_taints = done, f.completions = more_completions;
+          }
         }
       }
     } else if (parent.base != kLocalDead) {
       parser.pop_to(d - parent.base);
       if (parser.scan(byte)) {
         f.base = parent.base;
-        if (parser.top_root_completed()) f.follow = after, f.completed_at = d;
+        live = parser.top_taints();
+        if (const uint16_t done = parser.root_completed_taints(parser.top()))
+          f.follow = after, f.completed_at = d, f.completed_taints = done, f.completions = more_completions;
       }
     }
     if (parent.follow != FollowAutomaton::kEmpty) f.follow = follow.unite(follow.step(parent.follow, byte), f.follow);
-    const bool alive = f.dfa != kDeadState || f.base != kLocalDead;
+    const bool alive = live != 0;
     if (!alive && f.follow == FollowAutomaton::kEmpty) {
       n = trie.subtree_end[n];
       continue;
     }
     frames[d] = f;
     if (trie.token_begin[n] != trie.token_begin[n + 1]) {
-      if (alive) {
+      // Accepted outright, accepted under one condition on an any-order object's keys, or
+      // context-dependent (verified at mask time).
+      int verdict = -2;  // -2 uncertain, -1 accepted, else a CondKind
+      if (live & 1u) {
+        verdict = -1;
+      } else if (!alive) {
+        // Only paths past the rule's end. The node's bytes are the token's last `d` bytes (all
+        // of them, except in a tail trie).
+        if (f.completed_at != kNever) {
+          const std::string& bytes = domain.bytes(trie.ids[trie.token_begin[n]]);
+          const SuffixClass sc = suffixes.suffix_class(rule, std::string_view(bytes).substr(bytes.size() - d + f.completed_at));
+          // A condition is exact only when this completion is the path's one way past the end.
+          const uint16_t done = f.completions == 1 ? f.completed_taints : uint16_t(f.completed_taints & 1u);
+          if (sc == kSuffixAll && (done & 1u)) verdict = -1;
+          else if (sc == kSuffixAll && done == (1u << kTaintClose)) verdict = kOwnClose;
+          else if (sc == kSuffixCallerClose && done == 1u) verdict = kCallerClose;
+          else if (sc == kSuffixCallerMore && done == 1u) verdict = kCallerMore;
+        }
+      } else if (f.follow == FollowAutomaton::kEmpty) {
+        // Alive only under a condition on the kernel item's own keys.
+        if (live == (1u << kTaintClose)) verdict = kOwnClose;
+        else if (live == (1u << kTaintMore)) verdict = kOwnMore;
+        else if (live == (1u << kTaintName)) verdict = kOwnName;
+      }
+      if (verdict == -1) {
         for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
           const int32_t id = trie.ids[i];
           accepted_words[id >> 5] |= 1u << (id & 31);
           ++accepted_count;
         }
+      } else if (verdict >= 0) {
+        std::vector<uint32_t>& c = cond[verdict];
+        if (c.empty()) c.assign(accepted_words.size(), 0);
+        for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) c[trie.ids[i] >> 5] |= 1u << (trie.ids[i] & 31);
       } else {
-        // The node's bytes are the token's last `d` bytes (all of them, except in a tail trie).
-        const std::string& bytes = domain.bytes(trie.ids[trie.token_begin[n]]);
-        if (f.completed_at != kNever &&
-            suffixes.accepted_everywhere(rule, std::string_view(bytes).substr(bytes.size() - d + f.completed_at))) {
-          for (uint32_t i = trie.token_begin[n]; i < trie.token_begin[n + 1]; ++i) {
-            const int32_t id = trie.ids[i];
-            accepted_words[id >> 5] |= 1u << (id & 31);
-            ++accepted_count;
-          }
-        } else if (!tails) {
+        if (!tails) {
           // Recorded as a node of the domain's full trie (the walk may be over a slice's trie).
           uncertain.push_back(static_cast<uint32_t>(domain.trie().node_of_token[trie.ids[trie.token_begin[n]]]));
         } else {
@@ -362,28 +427,89 @@ TokenClassifier::TokenClassifier(const GrammarAutomaton& a, const TokenDomain& d
 TokenClassifier::~TokenClassifier() = default;
 
 void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uint32_t& count,
-                               std::vector<uint32_t>& uncertain) {
+                               std::vector<uint32_t>& uncertain, std::vector<uint32_t> (&cond)[kCondKinds]) {
   Impl& m = *impl_;
   uncertain.clear();
+  for (auto& c : cond) c.clear();
   const TokenTrie* trie = &m.d.trie();
   // Cheapest question first: the inside of an unbounded string.
   if (loops_on_string_safe(m.search, state)) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
     classify_state(m.a, m.d.rest_tail_trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count,
-                   uncertain, true);
+                   uncertain, cond, true);
     return;
   }
   // The short question is cheaper than, and necessary for, the every-length one. A state also
   // absorbs what a rule it calls absorbs from its start (a string shape shared through a rule,
   // next to inline alternatives): the local parse follows the call.
-  auto via_calls = [&](uint32_t max_chars) {
-    for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e) {
+  // Through calls: a rule's start may itself only call (a key rule whose text is a shared
+  // automaton), so the search follows calls from rule starts a few levels deep.
+  // `name_calls`: also follow the calls of undeclared names that may start only while a member
+  // still fits (what they absorb is then conditional, see below).
+  std::function<bool(uint32_t, uint32_t, int, bool)> calls_absorb = [&](uint32_t from, uint32_t max_chars, int depth,
+                                                                        bool name_calls) {
+    const int32_t ks = m.a.rule_key_set[m.a.state_rule[from]];
+    for (uint32_t e = m.a.call_begin[from]; e < m.a.call_begin[from + 1]; ++e) {
+      // A key of an any-order object may start only where its keys allow, except undeclared
+      // names of an object without a maximum.
+      const int32_t member = m.a.key_member[m.a.calls[e].rule];
+      if (ks >= 0 && member != kNotAKey &&
+          !(member == kAdditionalKey && (name_calls || m.a.key_sets[ks].name_start_static())))
+        continue;
       const uint32_t start = m.a.rule_start[m.a.calls[e].rule];
       if (absorbs_string_safe(m.search, start, max_chars, max_chars ? nullptr : &m.absorbs, nullptr)) return true;
+      if (depth > 0 && calls_absorb(start, max_chars, depth - 1, false)) return true;
     }
     return false;
   };
+  auto via_calls = [&](uint32_t max_chars) { return calls_absorb(state, max_chars, 2, false); };
+  // An object's "key" state (after the opening quote) whose undeclared names absorb any text but
+  // may start only while a member fits (maxProperties): the string-safe slice is accepted exactly
+  // under that condition, except the tokens that may also begin a declared key (verified).
+  if (const int32_t ks = m.a.rule_key_set[m.a.state_rule[state]];
+      ks >= 0 && !m.a.key_sets[ks].name_start_static() && m.a.edge_begin[state] == m.a.edge_begin[state + 1] &&
+      m.a.fallback[state] == kDeadState && m.a.tok_begin[state] == m.a.tok_begin[state + 1] &&
+      m.a.call_begin[state] != m.a.call_begin[state + 1] && !via_calls(TokenDomain::kShortSliceChars) &&
+      calls_absorb(state, 0, 2, true)) {
+    bool all_keys = true;
+    for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e)
+      all_keys &= m.a.key_member[m.a.calls[e].rule] != kNotAKey;
+    if (all_keys) {
+      cond[kOwnName] = m.d.string_safe_mask();
+      const TokenTrie& full = m.d.trie();
+      for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e) {
+        if (m.a.key_member[m.a.calls[e].rule] < 0) continue;
+        // Byte walk of the declared key's literal over the full trie (it prunes at once).
+        std::vector<uint32_t> at(257, kDeadState);
+        at[0] = m.a.rule_start[m.a.calls[e].rule];
+        for (uint32_t n = 1; n < full.num_nodes();) {
+          const uint32_t dd = full.depth[n];
+          const uint32_t t = dd <= 256 && at[dd - 1] != kDeadState ? m.a.next(at[dd - 1], full.byte[n]) : kDeadState;
+          if (t == kDeadState) {
+            n = full.subtree_end[n];
+            continue;
+          }
+          at[dd] = t;
+          for (uint32_t i = full.token_begin[n]; i < full.token_begin[n + 1]; ++i) {
+            const int32_t id = full.ids[i];
+            if (cond[kOwnName][id >> 5] >> (id & 31) & 1u) {
+              cond[kOwnName][id >> 5] &= ~(1u << (id & 31));
+              uncertain.push_back(n);
+            }
+          }
+          ++n;
+        }
+      }
+      words.assign(m.d.mask_words(), 0);
+      count = 0;
+      classify_state(m.a, m.d.rest_trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain,
+                     cond, false);
+      std::sort(uncertain.begin(), uncertain.end());
+      uncertain.erase(std::unique(uncertain.begin(), uncertain.end()), uncertain.end());
+      return;
+    }
+  }
   const bool absorbs_short = absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes) ||
                              via_calls(TokenDomain::kShortSliceChars);
   if (absorbs_short && (absorbs_string_safe(m.search, state, 0, &m.absorbs) || via_calls(0))) {
@@ -406,7 +532,7 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
     words.assign(m.d.mask_words(), 0);
     count = 0;
   }
-  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, false);
+  classify_state(m.a, *trie, state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain, cond, false);
 }
 
 }  // namespace ninfer::grammar

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "grammar/compiled_grammar.h"
 #include "grammar/earley_parser.h"
 #include "grammar/follow_automaton.h"
 #include "grammar/grammar_automaton.h"
@@ -19,8 +20,10 @@ class TokenClassifier {
   TokenClassifier(const GrammarAutomaton& a, const TokenDomain& d);
   ~TokenClassifier();
   // words: mask_words() bits of accepted tokens; count: their number; uncertain: nodes of the
-  // domain's full trie in ascending preorder. Not thread-safe (scratch state inside).
-  void classify(uint32_t state, std::vector<uint32_t>& words, uint32_t& count, std::vector<uint32_t>& uncertain);
+  // domain's full trie in ascending preorder; cond: bitsets (empty: none) of the tokens accepted
+  // exactly when a key-set condition holds (CondKind). Not thread-safe (scratch state inside).
+  void classify(uint32_t state, std::vector<uint32_t>& words, uint32_t& count, std::vector<uint32_t>& uncertain,
+                std::vector<uint32_t> (&cond)[kCondKinds]);
 
  private:
   struct Impl;

@@ -81,6 +81,8 @@ class Emitter {
   std::unordered_map<const Json*, std::string> content_;
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> length_rules_;
+  std::map<std::pair<std::string, size_t>, int32_t> key_rules_;  // (key text after its quote, bit) -> key rule
+  std::map<std::string, int32_t> name_rules_;                     // excluded names -> undeclared-name rule
   // Length bounds above kLongLength are split into blocks of kLengthBlock characters.
   static constexpr uint32_t kLongLength = 256, kLengthBlock = 128;
 
@@ -680,9 +682,8 @@ class Emitter {
       }
       if (p.possible) props.push_back(std::move(p));
     }
-    // One additional member (key ":" value) as a rule, or -1 when no undeclared name is allowed.
-    int32_t additional_rule = -1;
-    std::vector<int32_t> members;
+    // Kinds of undeclared names: the key's string content and the value's schema parts.
+    std::vector<std::pair<int32_t, PartList>> undeclared_kinds;
     // Additional names differ from the declared ones and from names a `not` forbids.
     std::vector<std::string> taken = names;
     taken.insert(taken.end(), s.forbidden_properties.begin(), s.forbidden_properties.end());
@@ -690,7 +691,7 @@ class Emitter {
       bool allowed = true;
       PartList parts;
       for (size_t pi = 0; pi < s.objects.size(); ++pi) allowed &= undeclared_parts(s.objects[pi], pi, {}, parts);
-      if (allowed) members.push_back(seq({automaton_key(taken), punct(":"), value_ref(parts)}));
+      if (allowed) undeclared_kinds.push_back({automaton(json_string_content_except(taken)), std::move(parts)});
     } else {
       if (patterns.size() > 6) unsupported("patternProperties", s.object_pointer, "more than 6 patterns on one object");
       CharAutomaton undeclared = CharAutomaton::any_string();
@@ -714,82 +715,105 @@ class Emitter {
         bool allowed = true;
         for (size_t pi = 0; pi < s.objects.size() && allowed; ++pi) allowed = undeclared_parts(s.objects[pi], pi, matched, parts);
         if (!allowed) continue;
-        members.push_back(seq({lit("\""), keys.to_ir(g_, Encoding::JsonString), lit("\""), punct(":"), value_ref(parts)}));
+        undeclared_kinds.push_back({keys.to_ir(g_, Encoding::JsonString), std::move(parts)});
       }
     }
-    if (!members.empty()) {
-      additional_rule = static_cast<int32_t>(g_.rules.size());
-      g_.rules.push_back({"m" + std::to_string(additional_rule), choice(members), -1, {}});
-    }
-    const bool additional_allowed = additional_rule >= 0;
+    const bool additional_allowed = !undeclared_kinds.empty();
     // Additional names are not kept distinct from each other, and a JSON parser merges repeated
     // keys: a minimum that additional properties would have to reach cannot be guaranteed.
     if (additional_allowed && s.min_properties > props.size())
       unsupported("minProperties", s.object_pointer, "the minimum needs additional properties, whose names may repeat");
-    auto additional_member = [&]() { return rule_ref(additional_rule); };
-    const size_t n = props.size();
     const uint64_t min_p = s.min_properties, max_p = s.max_properties;
-    const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
-    const bool flexible = fmt_.property_order == JsonPropertyOrder::Flexible;
-    // Flexible, small objects: any order, each declared key at most once. Rule any(S, c) = the
-    // rest of the object once the declared keys in S and c members in all have been emitted (c
-    // capped where the bounds stop telling counts apart); additional members may come between
-    // any two. The rules grow as 2^n, hence the size bound.
-    const uint64_t cap = !counting ? 1 : max_p != std::numeric_limits<uint64_t>::max() ? max_p : std::max<uint64_t>(min_p, n);
-    if (flexible && n + (additional_allowed ? 1 : 0) >= 2 && n <= JsonFormatOptions::kAnyOrderMaxProperties &&
-        !(additional_allowed && cap > 2 * JsonFormatOptions::kAnyOrderMaxProperties)) {
-      uint32_t required = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (props[i].required) required |= 1u << i;
-      std::map<std::pair<uint32_t, uint64_t>, int32_t> any_rules;
-      std::function<int32_t(uint32_t, uint64_t)> any = [&](uint32_t set, uint64_t c) -> int32_t {
-        const auto key = std::make_pair(set, c);
-        if (auto it = any_rules.find(key); it != any_rules.end()) return rule_ref(it->second);
-        // Registered before its body: additional members loop back to the same rule.
-        const int32_t rule = static_cast<int32_t>(g_.rules.size());
-        g_.rules.push_back({"a" + std::to_string(rule), -1, -1, {}});
-        any_rules.emplace(key, rule);
-        const uint64_t next_c = std::min(c + 1, cap);
-        const bool room = !counting || c + 1 <= max_p;
-        std::vector<int32_t> alts;
-        for (size_t i = 0; i < n && room; ++i) {
-          if (set >> i & 1u) continue;
-          alts.push_back(seq({c > 0 ? punct(",") : lit(""), member_expr(props[i].name, props[i].parts), any(set | 1u << i, next_c)}));
-        }
-        if (additional_allowed && room) alts.push_back(seq({c > 0 ? punct(",") : lit(""), additional_member(), any(set, next_c)}));
-        // The closing whitespace run follows the last member only (an empty object has one run).
-        if ((set & required) == required && c >= min_p) alts.push_back(c > 0 ? ws() : lit(""));
-        g_.rules[rule].body = choice(alts);
-        return rule_ref(rule);
-      };
-      return seq({lit("{"), ws(), any(0, 0), lit("}")});
+    if (fmt_.property_order == JsonPropertyOrder::Flexible) {
+      // Undeclared names without patterns or propertyNames are "any name but these".
+      std::string names_key;
+      if (patterns.empty() && !names_lang) {
+        names_key = "names";
+        for (const auto& t : taken) names_key += "\x1f" + t;
+      }
+      return any_order_object(props, undeclared_kinds, names_key, min_p, max_p, s);
     }
-    // Flexible, larger objects (without property counts): the declared order or the order of
-    // `required` first and the other declared keys after, additional members anywhere.
-    const bool interleave = flexible && !counting && additional_allowed;
+    // One additional member (key ":" value) as a rule, or -1 when no undeclared name is allowed.
+    int32_t additional_rule = -1;
+    std::vector<int32_t> members;
+    for (auto& [content, parts] : undeclared_kinds)
+      members.push_back(seq({lit("\""), content, lit("\""), punct(":"), value_ref(parts)}));
+    if (!members.empty()) {
+      additional_rule = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({"m" + std::to_string(additional_rule), choice(members), -1, {}});
+    }
+    const size_t n = props.size();
     std::vector<size_t> declared_order(n);
     for (size_t i = 0; i < n; ++i) declared_order[i] = i;
-    std::vector<int32_t> orders{chain_object(props, declared_order, additional_rule, min_p, max_p, interleave)};
-    if (flexible && !counting) {
-      std::vector<size_t> required_first;
-      for (const auto& r : s.required)
-        for (size_t i = 0; i < n; ++i)
-          if (props[i].name == r && std::find(required_first.begin(), required_first.end(), i) == required_first.end())
-            required_first.push_back(i);
-      for (size_t i = 0; i < n; ++i)
-        if (!props[i].required) required_first.push_back(i);
-      if (required_first != declared_order)
-        orders.push_back(chain_object(props, required_first, additional_rule, min_p, max_p, interleave));
+    return seq({lit("{"), ws(), chain_object(props, declared_order, additional_rule, min_p, max_p), lit("}")});
+  }
+
+  // Any property order (JsonPropertyOrder::Flexible): the object is a rule whose members loop
+  // over one key rule per declared property and per kind of undeclared name; the parser keeps
+  // the keys emitted so far per open object (grammar::KeySetObject): each declared key at most
+  // once, required keys before the end, the member count within [min, max].
+  template <typename Props>
+  int32_t any_order_object(const Props& props, std::vector<std::pair<int32_t, PartList>>& undeclared_kinds,
+                           const std::string& names_key, uint64_t min_p, uint64_t max_p, const Shape& s) {
+    grammar::KeySetObject ko;
+    uint64_t required = 0;
+    for (const auto& p : props) required += p.required ? 1 : 0;
+    // The empty object must be completable: required keys fit under the maximum, and the
+    // declared keys reach the minimum when no other name may come.
+    if (required > max_p || (undeclared_kinds.empty() && props.size() < min_p)) {
+      if (first_unsat_.empty()) first_unsat_ = s.object_pointer;
+      return choice({});
     }
-    return seq({lit("{"), ws(), choice(orders), lit("}")});
+    auto new_rule = [&](const std::string& prefix, int32_t body) {
+      const int32_t r = static_cast<int32_t>(g_.rules.size());
+      g_.rules.push_back({prefix + std::to_string(r), body, -1, {}});
+      return r;
+    };
+    std::vector<int32_t> alts;
+    for (const auto& p : props) {
+      // The key rule holds the key after its opening quote (the object's rule scans the quote,
+      // so a token like `","` after a value needs no key to be chosen yet). Objects share a key
+      // rule when the key has the same bit in both (the alternatives of one anyOf): the parser
+      // then keeps one item for the key however many objects are open at that place.
+      const std::string text = json_quote(p.name).substr(1);
+      auto [it, fresh] = key_rules_.try_emplace({text, ko.keys.size()}, -1);
+      if (fresh) it->second = new_rule("key", lit(text));
+      const int32_t key = it->second;
+      ko.keys.push_back(key);
+      ko.required.push_back(p.required ? 1 : 0);
+      alts.push_back(seq({rule_ref(key), punct(":"), value_ref(p.parts)}));
+    }
+    for (auto& [content, parts] : undeclared_kinds) {
+      int32_t key = -1;
+      if (undeclared_kinds.size() == 1 && !names_key.empty()) {
+        auto [it, fresh] = name_rules_.try_emplace(names_key, -1);
+        if (fresh) it->second = new_rule("name", seq({content, lit("\"")}));
+        key = it->second;
+      } else {
+        key = new_rule("name", seq({content, lit("\"")}));
+      }
+      ko.additional.push_back(key);
+      alts.push_back(seq({rule_ref(key), punct(":"), value_ref(parts)}));
+    }
+    ko.min_members = min_p;
+    ko.max_members = max_p;
+    // One repeating member, separated by commas: every member's automaton once.
+    Expr m;
+    m.kind = ExprKind::Members;
+    m.children = {punct(","), ws(), seq({lit("\""), choice(std::move(alts))})};
+    m.member_flags = {grammar::kMemberRepeats};
+    const int32_t members = g_.add(std::move(m));
+    const int32_t object = new_rule("obj", seq({lit("{"), ws(), members, lit("}")}));
+    ko.rule = object;
+    g_.key_sets.push_back(std::move(ko));
+    return rule_ref(object);
   }
 
   // The members of an object with its declared keys in `order` (each optional unless required).
-  // Additional members (rule `additional`, -1 for none) follow the declared ones, or with
-  // `interleave` may also come first and between any two declared ones.
+  // Additional members (rule `additional`, -1 for none) follow the declared ones.
   template <typename Props>
   int32_t chain_object(const Props& props, const std::vector<size_t>& order, int32_t additional, uint64_t min_p,
-                       uint64_t max_p, bool interleave) {
+                       uint64_t max_p) {
     const size_t n = order.size();
     const bool counting = min_p > 0 || max_p != std::numeric_limits<uint64_t>::max();
     const bool additional_allowed = additional >= 0;
@@ -798,7 +822,7 @@ class Emitter {
       // One Members expression: each member's key and value appear once in the automaton
       // whether a comma precedes them or not, and the object stays one rule (no chain of
       // nullable rules for the parser to predict at every key). Additional members are a
-      // repeating member at the end, or before every declared one as well when interleaved.
+      // repeating member at the end.
       Expr m;
       m.kind = ExprKind::Members;
       m.children = {punct(","), ws()};
@@ -808,7 +832,6 @@ class Emitter {
       };
       for (size_t i = 0; i < n; ++i) {
         const auto& p = props[order[i]];
-        if (interleave && additional_allowed) add(additional_member(), grammar::kMemberRepeats);
         add(member_expr(p.name, p.parts), p.required ? grammar::kMemberRequired : 0);
       }
       if (additional_allowed) add(additional_member(), grammar::kMemberRepeats);
@@ -861,9 +884,6 @@ class Emitter {
   }
 
   int32_t rule_ref(int32_t rule) { return ir::rule_ref(g_, rule); }
-  int32_t automaton_key(const std::vector<std::string>& excluded) {
-    return seq({lit("\""), automaton(json_string_content_except(excluded)), lit("\"")});
-  }
 };
 
 }  // namespace

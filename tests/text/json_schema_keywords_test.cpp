@@ -3,7 +3,9 @@
 // JSON Pointer) of what is not supported, not a schema, or unsatisfiable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -163,10 +165,42 @@ TEST(JsonSchemaKeywords, FlexiblePropertyOrderOfLargeObjects) {
   const std::string s = R"({"type":"object","properties":{)" + props + R"(},"required":["f","b"]})";
   expect_language(s,
                   {R"({"a":1,"b":2,"f":3})", R"({"f":1,"b":2,"a":3,"c":4})", R"({"f":1,"b":2})",
-                   R"({"z":0,"b":2,"q":0,"f":3,"h":4,"r":5})", R"({"f":1,"b":2,"z":"s","h":3})"},
-                  {R"({"b":1,"f":2,"a":3})", R"({"f":1,"a":2,"b":3})", R"({"a":1,"b":2})", R"({"f":1,"b":2,"f":3})",
-                   R"({"h":1,"f":2,"b":3})", R"({"a":1,"z":2,"a":3,"b":4,"f":5})"},
+                   R"({"z":0,"b":2,"q":0,"f":3,"h":4,"r":5})", R"({"f":1,"b":2,"z":"s","h":3})", R"({"b":1,"f":2,"a":3})",
+                   R"({"f":1,"a":2,"b":3})", R"({"h":1,"f":2,"b":3})",
+                   R"({"h":1,"g":2,"f":3,"e":4,"d":5,"c":6,"b":7,"a":8})"},
+                  {R"({"a":1,"b":2})", R"({"f":1,"b":2,"f":3})", R"({"a":1,"z":2,"a":3,"b":4,"f":5})", R"({"b":1})",
+                   R"({"h":1,"g":2,"f":3,"e":4,"d":5,"c":6,"a":8,"h":9,"b":7})"},
                   flexible_order());
+  // 40 declared keys, 10 required, no others: every permutation is accepted, a repeated key or
+  // a missing required key is refused.
+  std::string many, req;
+  for (int i = 0; i < 40; ++i) {
+    many += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\":{\"type\":\"integer\"}";
+    if (i % 4 == 0) req += std::string(req.empty() ? "" : ",") + "\"k" + std::to_string(i) + "\"";
+  }
+  const std::string big =
+      R"({"type":"object","properties":{)" + many + R"(},"required":[)" + req + R"(],"additionalProperties":false})";
+  std::vector<int> order(40);
+  for (int i = 0; i < 40; ++i) order[i] = i;
+  std::mt19937 rng(7);
+  std::vector<std::string> valid, invalid;
+  auto text = [](const std::vector<int>& keys) {
+    std::string t = "{";
+    for (size_t i = 0; i < keys.size(); ++i) t += std::string(i ? "," : "") + "\"k" + std::to_string(keys[i]) + "\":" + std::to_string(i);
+    return t + "}";
+  };
+  for (int round = 0; round < 6; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    valid.push_back(text(order));
+    std::vector<int> dup = order;
+    dup.push_back(order[round]);
+    invalid.push_back(text(dup));
+    std::vector<int> missing;
+    for (int k : order)
+      if (k != round * 4) missing.push_back(k);
+    invalid.push_back(text(missing));
+  }
+  expect_language(big, valid, invalid, flexible_order());
 }
 
 TEST(JsonSchemaKeywords, AdditionalPropertiesHaveUndeclaredNames) {
