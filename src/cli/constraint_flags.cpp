@@ -34,10 +34,10 @@ void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/
   r->excludes(c);
 }
 
-void add_property_order_flag(CLI::App& app, std::string& order) {
+void add_property_order_flag(CLI::App& app, std::string& order, const std::string& default_order) {
   app.add_option("--property-order", order,
-                 "JSON object keys: declared (default: the schema's order) or flexible (any order, each declared key "
-                 "at most once, required keys before the end)")
+                 "JSON object keys: declared (the schema's order) or flexible (any order, each declared key at most "
+                 "once, required keys before the end); default " + default_order)
       ->check(CLI::IsMember({"declared", "flexible"}));
 }
 

@@ -26,7 +26,7 @@ struct ConstraintArgs {
 void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool required = true);  // presence is checked by build_constraint
 JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order = "declared");
 // Adds --property-order (declared | flexible) bound to `order`.
-void add_property_order_flag(CLI::App& app, std::string& order);
+void add_property_order_flag(CLI::App& app, std::string& order, const std::string& default_order = "declared");
 // Whether any constraint flag was given.
 bool has_constraint(const ConstraintArgs& args);
 // Reads the sources and builds the constraint; throws ConstraintError or std::runtime_error (I/O).

@@ -287,8 +287,9 @@ void classify_state(const GrammarAutomaton& a, const TokenTrie& trie, uint32_t s
           else if (sc == kSuffixCallerClose && done == 1u) verdict = kCallerClose;
           else if (sc == kSuffixCallerMore && done == 1u) verdict = kCallerMore;
         }
-      } else if (f.follow == FollowAutomaton::kEmpty) {
-        // Alive only under a condition on the kernel item's own keys.
+      } else if (f.follow == FollowAutomaton::kEmpty || (f.completed_at == d && f.completions == 1)) {
+        // Alive only under a condition on the kernel item's own keys, with no byte past the
+        // rule's end (a completion exactly at the token's end is the same path).
         if (live == (1u << kTaintClose)) verdict = kOwnClose;
         else if (live == (1u << kTaintMore)) verdict = kOwnMore;
         else if (live == (1u << kTaintName)) verdict = kOwnName;

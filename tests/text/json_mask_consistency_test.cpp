@@ -3,6 +3,8 @@
 // strings whose ends are absorbed by every caller) must give exactly the tokens that
 // Matcher::is_allowed accepts by scanning their bytes. The vocabulary mixes short and long
 // string-safe tokens, multi-byte and partial UTF-8, quotes and escapes followed by JSON syntax.
+// Objects in any key order add the key-set conditions (close, continue, undeclared name start,
+// own and callers'), with tokens that end a value and begin or close the next member.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,16 +48,23 @@ std::shared_ptr<const grammar::TokenDomain> mixed_domain() {
   for (const char* t : {"\xC3", "\xE2\x82", "a\xE2", "\xF0\x9F", "\x82\xAC", "{\"", "\":\"", "\":", "\",\"", "},{", "[{",
                         "null", "true", "false", "12", "1.5", "-3", "e5", "\"\"", "{}", "[]", "\n", "\t"})
     add(t);
+  // Keys and member boundaries.
+  for (const char* t : {"\"a\":", "\"b", "\"b\":", "\"c\":\"", ",\"", "\"},", "\"}}", "1,\"", "1}", "},\"", "\",\"b\":",
+                        "{\"a\":", "\"a\":1,\"b\":2}", ",\"a", "x\":", "true,\"", "true}"})
+    add(t);
   std::vector<grammar::TokenClass> classes(v.size(), grammar::TokenClass::Normal);
   classes[0] = grammar::TokenClass::Control;
   return std::make_shared<const grammar::TokenDomain>(std::move(v), std::move(classes), std::vector<int32_t>{0});
 }
 
 // Random walks over the mask; at every step every token's mask bit equals is_allowed.
-void expect_masks_match_parse(const std::string& schema, int walks, int steps, size_t min_longest = 0) {
+void expect_masks_match_parse(const std::string& schema, int walks, int steps, size_t min_longest = 0,
+                              bool any_order = false) {
   SCOPED_TRACE(schema);
   static const auto domain = mixed_domain();
-  const auto compiled = compile_constraint(OutputConstraint::json_schema(schema), domain).grammar;
+  JsonFormatOptions fmt;
+  if (any_order) fmt.property_order = JsonPropertyOrder::Flexible;
+  const auto compiled = compile_constraint(OutputConstraint::json_schema(schema, fmt), domain).grammar;
   std::mt19937 rng(11);
   size_t checks = 0, longest = 0;
   for (int w = 0; w < walks; ++w) {
@@ -76,7 +85,7 @@ void expect_masks_match_parse(const std::string& schema, int walks, int steps, s
       std::vector<int32_t> long_ones;
       for (int32_t id : allowed)
         if (domain->bytes(id).size() >= 8 && domain->bytes(id).find('"') == std::string::npos) long_ones.push_back(id);
-      const bool stay = !long_ones.empty() && rng() % 10 < 8;
+      const bool stay = !long_ones.empty() && rng() % 10 < (any_order ? 3 : 8);
       const int32_t pick = stay ? long_ones[rng() % long_ones.size()] : allowed[rng() % allowed.size()];
       ASSERT_TRUE(m.accept_token(pick));
       text += domain->bytes(pick);
@@ -105,6 +114,24 @@ TEST(JsonMaskConsistency, BoundedAndPatternStrings) {
   expect_masks_match_parse(
       R"({"type":"object","properties":{"p":{"type":"string","pattern":"^[a-z]+$"},"q":{"type":"string","minLength":2,"maxLength":20}},"required":["p","q"]})",
       20, 60);
+}
+
+TEST(JsonMaskConsistency, AnyOrderObjects) {
+  // Required keys, no other names, a nested object: close and continue conditions, own and callers'.
+  expect_masks_match_parse(
+      R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"},"c":{"type":"object","properties":{"a":{"type":"boolean"},"x":{"type":"string"}},"required":["x"],"additionalProperties":false}},"required":["a","b"],"additionalProperties":false})",
+      40, 40, 0, true);
+  // Undeclared names under a maximum: the name-start condition; a minimum reached by declared keys.
+  expect_masks_match_parse(
+      R"({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"maxProperties":3,"additionalProperties":{"type":"integer"}})",
+      40, 40, 0, true);
+  expect_masks_match_parse(
+      R"({"type":"object","properties":{"a":{},"b":{"type":"string"},"c":{"type":"boolean"}},"minProperties":2,"additionalProperties":false})",
+      40, 40, 0, true);
+  // Alternatives sharing key rules, and an array of objects (callers outside any object).
+  expect_masks_match_parse(
+      R"({"type":"array","items":{"anyOf":[{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false},{"type":"object","properties":{"a":{"type":"string"},"c":{"type":"boolean"}},"required":["c"]}]}})",
+      40, 40, 0, true);
 }
 
 }  // namespace
