@@ -11,10 +11,10 @@ CompiledGrammar::~CompiledGrammar() = default;
 
 namespace {
 
+constexpr uint32_t kEagerKeyStates = 512;  // key states of any-order objects classified in compile()
+
 // States that can be the top of a parse without having been predicted there: targets of byte,
 // call and token edges, plus the augmented start.
-constexpr uint32_t kEagerKeyStates = 512;
-
 std::vector<uint8_t> kernel_states(const GrammarAutomaton& a) {
   std::vector<uint8_t> k(a.num_states(), 0);
   k[a.aug_start] = 1;
@@ -117,14 +117,8 @@ std::shared_ptr<const CompiledGrammar> compile(const Grammar& g, std::shared_ptr
     // are called) walk their tokens through the parser, not byte by byte; the alternatives of
     // one anyOf open all their objects at once, so their first use would come as one burst.
     uint32_t budget = kEagerKeyStates;
-    for (uint32_t s = 0; s < a.num_states() && budget > 0; ++s) {
-      if (!kernel[s] || a.rule_key_set[a.state_rule[s]] < 0 || a.call_begin[s] == a.call_begin[s + 1] ||
-          a.edge_begin[s] != a.edge_begin[s + 1])
-        continue;
-      bool keys = true;
-      for (uint32_t e = a.call_begin[s]; e < a.call_begin[s + 1]; ++e) keys &= a.key_member[a.calls[e].rule] != kNotAKey;
-      if (keys) cg->state_tokens(s), --budget;
-    }
+    for (uint32_t s = 0; s < a.num_states() && budget > 0; ++s)
+      if (kernel[s] && a.key_start_state(s)) cg->state_tokens(s), --budget;
   }
 
   auto t2 = std::chrono::steady_clock::now();

@@ -30,14 +30,8 @@ void EarleyParser::reset_local(uint32_t state, bool entered) {
   // An item of an any-order object starts with unknown keys. A kernel state's own check has
   // passed already (the item exists); a state entered by the local parse is checked.
   const uint32_t ctx = a_.rule_key_set[a_.state_rule[state]] >= 0 ? kUnknownKeys : 0;
-  if (entered) {
-    add(state, kRootOrigin, ctx, true);
-  } else {
-    items_.push_back({state, kRootOrigin, ctx});
-    kernel_.push_back(1);
-    set_taints_.back() |= 1;
-    insert_hash(static_cast<uint32_t>(items_.size() - 1));
-  }
+  if (entered) add(state, kRootOrigin, ctx, true);
+  else insert(state, kRootOrigin, ctx, true);
   closure(0);
 }
 
@@ -94,6 +88,10 @@ void EarleyParser::add(uint32_t state, uint32_t origin, uint32_t ctx, bool kerne
       if (!(check == kCloseCheck ? key_sets_.may_close(keys) : key_sets_.may_continue(keys))) return;
     }
   }
+  insert(state, origin, ctx, kernel);
+}
+
+void EarleyParser::insert(uint32_t state, uint32_t origin, uint32_t ctx, bool kernel) {
   size_t count = items_.size() - set_begin_.back();
   if ((count + 1) * 2 > hidx_.size()) grow_table();
   const size_t mask = hidx_.size() - 1;
@@ -117,10 +115,9 @@ uint32_t EarleyParser::predicted(uint32_t caller_state, uint32_t ctx, uint32_t r
     const int32_t ks = a_.rule_key_set[a_.state_rule[caller_state]];
     if (ks >= 0) {
       if (ctx & kUnknownKeys) {
-        // Undeclared names of an object without a maximum may always start; otherwise they may
-        // while a member still fits (a condition of its own: the names are most of the vocabulary).
-        if (member == kAdditionalKey) p |= a_.key_sets[ks].name_start_static() ? 0 : kTaintName;
-        else p |= kTaintOther;
+        // Undeclared names under a maximum may start while a member still fits: a condition of
+        // its own (the names are most of the vocabulary).
+        if (!a_.key_sets[ks].start_static(member)) p |= member == kAdditionalKey ? kTaintName : kTaintOther;
       } else if (key_sets_.with(ctx_keys(ctx), member) == KeySetTable::kNone) {
         return kRejected;
       }

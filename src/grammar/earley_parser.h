@@ -92,7 +92,10 @@ class EarleyParser {
   void begin_set();
   void pop_set();
   void insert_hash(uint32_t idx);
+  // Adds an item to the set under construction after the any-order checks of its state;
+  // insert() skips them (a kernel seed, whose checks passed already). Duplicates are dropped.
   void add(uint32_t state, uint32_t origin, uint32_t ctx, bool kernel);
+  void insert(uint32_t state, uint32_t origin, uint32_t ctx, bool kernel);
   // Context of a caller's item once the call of `rule` returns, or UINT32_MAX when the object's
   // keys forbid it; `callee` = the context of the completed item (its taint carries over).
   uint32_t after_call(uint32_t caller_state, uint32_t caller_ctx, uint32_t rule, uint32_t callee_ctx);

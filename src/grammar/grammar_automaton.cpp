@@ -16,7 +16,8 @@ size_t GrammarAutomaton::memory_bytes() const {
   return state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
          edges.size() * sizeof(ByteEdge) + comb_base.size() * 4 + comb.size() * sizeof(CombSlot) + call_begin.size() * 4 +
          calls.size() * sizeof(CallEdge) + tok_begin.size() * 4 + toks.size() * sizeof(TokenEdge) +
-         rule_start.size() * 4 + follow1.size() * 32;
+         rule_start.size() * 4 + follow1.size() * 32 + rule_key_set.size() * 4 + key_member.size() * 4 +
+         key_check.size() + key_sets.size() * sizeof(KeySetSpec);
 }
 
 namespace {

@@ -47,6 +47,8 @@ struct CombSlot {
   uint32_t target = kDeadState;
 };
 
+inline constexpr int32_t kNotAKey = -1, kAdditionalKey = -2;
+
 // An any-order JSON object (KeySetObject in the IR): what the parser needs to keep, per open
 // object, the set of keys emitted so far (see key_set_table.h).
 struct KeySetSpec {
@@ -63,9 +65,10 @@ struct KeySetSpec {
   // is (members not counted): checks the parser can skip for any set of keys.
   bool name_start_static() const { return additional && max_members == ~uint64_t(0); }
   bool name_end_static() const { return additional && !counts; }
+  // Whether a key rule (a declared key bit or kAdditionalKey) may start whatever the keys so far.
+  bool start_static(int32_t member) const { return member == kAdditionalKey && name_start_static(); }
 };
 
-inline constexpr int32_t kNotAKey = -1, kAdditionalKey = -2;
 // Per-state check of an any-order object, made when an item enters the state.
 enum KeyCheck : uint8_t { kNoKeyCheck = 0, kCloseCheck = 1, kMoreCheck = 2 };
 
@@ -142,6 +145,16 @@ struct GrammarAutomaton {
     }
   }
   uint32_t next(uint32_t state, uint8_t byte) const { return next_class(state, byte_class[byte]); }
+  // A "key" state of an any-order object: right after a key's opening quote, where the only
+  // moves are calls of key rules.
+  bool key_start_state(uint32_t s) const {
+    if (rule_key_set[state_rule[s]] < 0 || call_begin[s] == call_begin[s + 1] || edge_begin[s] != edge_begin[s + 1] ||
+        fallback[s] != kDeadState || tok_begin[s] != tok_begin[s + 1])
+      return false;
+    for (uint32_t e = call_begin[s]; e < call_begin[s + 1]; ++e)
+      if (key_member[calls[e].rule] == kNotAKey) return false;
+    return true;
+  }
   size_t memory_bytes() const;
 };
 

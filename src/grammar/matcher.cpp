@@ -172,8 +172,9 @@ void Matcher::fill_mask(uint32_t* words) {
 }
 
 void Matcher::add_conditional(size_t b, size_t e, uint32_t* words) {
-  const KeySetTable& sets = parser_.key_sets();
   const GrammarAutomaton& a = grammar_->automaton();
+  if (a.key_sets.empty()) return;  // no any-order object: no conditional tokens
+  const KeySetTable& sets = parser_.key_sets();
   const int32_t nw = grammar_->words();
   auto set_all = [&](const uint32_t* bits) {
     if (bits)

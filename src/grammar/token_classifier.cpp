@@ -456,7 +456,7 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
       // names of an object without a maximum.
       const int32_t member = m.a.key_member[m.a.calls[e].rule];
       if (ks >= 0 && member != kNotAKey &&
-          !(member == kAdditionalKey && (name_calls || m.a.key_sets[ks].name_start_static())))
+          !(member == kAdditionalKey && name_calls) && !m.a.key_sets[ks].start_static(member))
         continue;
       const uint32_t start = m.a.rule_start[m.a.calls[e].rule];
       if (absorbs_string_safe(m.search, start, max_chars, max_chars ? nullptr : &m.absorbs, nullptr)) return true;
@@ -468,51 +468,44 @@ void TokenClassifier::classify(uint32_t state, std::vector<uint32_t>& words, uin
   // An object's "key" state (after the opening quote) whose undeclared names absorb any text but
   // may start only while a member fits (maxProperties): the string-safe slice is accepted exactly
   // under that condition, except the tokens that may also begin a declared key (verified).
-  if (const int32_t ks = m.a.rule_key_set[m.a.state_rule[state]];
-      ks >= 0 && !m.a.key_sets[ks].name_start_static() && m.a.edge_begin[state] == m.a.edge_begin[state + 1] &&
-      m.a.fallback[state] == kDeadState && m.a.tok_begin[state] == m.a.tok_begin[state + 1] &&
-      m.a.call_begin[state] != m.a.call_begin[state + 1] && !via_calls(TokenDomain::kShortSliceChars) &&
-      calls_absorb(state, 0, 2, true)) {
-    bool all_keys = true;
-    for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e)
-      all_keys &= m.a.key_member[m.a.calls[e].rule] != kNotAKey;
-    if (all_keys) {
-      cond[kOwnName] = m.d.string_safe_mask();
-      const TokenTrie& full = m.d.trie();
-      for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e) {
-        if (m.a.key_member[m.a.calls[e].rule] < 0) continue;
-        // Byte walk of the declared key's literal over the full trie (it prunes at once).
-        std::vector<uint32_t> at(257, kDeadState);
-        at[0] = m.a.rule_start[m.a.calls[e].rule];
-        for (uint32_t n = 1; n < full.num_nodes();) {
-          const uint32_t dd = full.depth[n];
-          const uint32_t t = dd <= 256 && at[dd - 1] != kDeadState ? m.a.next(at[dd - 1], full.byte[n]) : kDeadState;
-          if (t == kDeadState) {
-            n = full.subtree_end[n];
-            continue;
-          }
-          at[dd] = t;
-          for (uint32_t i = full.token_begin[n]; i < full.token_begin[n + 1]; ++i) {
-            const int32_t id = full.ids[i];
-            if (cond[kOwnName][id >> 5] >> (id & 31) & 1u) {
-              cond[kOwnName][id >> 5] &= ~(1u << (id & 31));
-              uncertain.push_back(n);
-            }
-          }
-          ++n;
+  const bool short_via_calls = via_calls(TokenDomain::kShortSliceChars);
+  if (m.a.key_start_state(state) && !m.a.key_sets[m.a.rule_key_set[m.a.state_rule[state]]].name_start_static() &&
+      !short_via_calls && calls_absorb(state, 0, 2, true)) {
+    cond[kOwnName] = m.d.string_safe_mask();
+    const TokenTrie& full = m.d.trie();
+    std::vector<uint32_t> at(257, kDeadState);  // DFA state per trie depth
+    for (uint32_t e = m.a.call_begin[state]; e < m.a.call_begin[state + 1]; ++e) {
+      if (m.a.key_member[m.a.calls[e].rule] < 0) continue;
+      // Byte walk of the declared key's literal over the full trie (it prunes at once).
+      at[0] = m.a.rule_start[m.a.calls[e].rule];
+      for (uint32_t n = 1; n < full.num_nodes();) {
+        const uint32_t dd = full.depth[n];
+        const uint32_t t = dd <= 256 && at[dd - 1] != kDeadState ? m.a.next(at[dd - 1], full.byte[n]) : kDeadState;
+        if (t == kDeadState) {
+          n = full.subtree_end[n];
+          continue;
         }
+        at[dd] = t;
+        for (uint32_t i = full.token_begin[n]; i < full.token_begin[n + 1]; ++i) {
+          const int32_t id = full.ids[i];
+          if (cond[kOwnName][id >> 5] >> (id & 31) & 1u) {
+            cond[kOwnName][id >> 5] &= ~(1u << (id & 31));
+            uncertain.push_back(n);
+          }
+        }
+        ++n;
       }
-      words.assign(m.d.mask_words(), 0);
-      count = 0;
-      classify_state(m.a, m.d.rest_trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain,
-                     cond, false);
-      std::sort(uncertain.begin(), uncertain.end());
-      uncertain.erase(std::unique(uncertain.begin(), uncertain.end()), uncertain.end());
-      return;
     }
+    words.assign(m.d.mask_words(), 0);
+    count = 0;
+    classify_state(m.a, m.d.rest_trie(), state, m.parser, m.follow, m.suffixes, m.d, m.frames, words, count, uncertain,
+                   cond, false);
+    std::sort(uncertain.begin(), uncertain.end());
+    uncertain.erase(std::unique(uncertain.begin(), uncertain.end()), uncertain.end());
+    return;
   }
-  const bool absorbs_short = absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes) ||
-                             via_calls(TokenDomain::kShortSliceChars);
+  const bool absorbs_short =
+      short_via_calls || absorbs_string_safe(m.search, state, TokenDomain::kShortSliceChars, nullptr, &m.suffixes);
   if (absorbs_short && (absorbs_string_safe(m.search, state, 0, &m.absorbs) || via_calls(0))) {
     words = m.d.string_safe_mask();
     count = m.d.string_safe_count();
