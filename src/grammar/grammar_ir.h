@@ -83,7 +83,7 @@ struct Rule {
 };
 
 // A JSON object whose members may come in any order, each declared key at most once: the
-// object's rule calls one key rule per declared property (and per kind of additional name), and
+// object's rule calls one key rule per declared property (and one rule for its undeclared members), and
 // the parser keeps, per open object, the set of keys emitted so far (grammars cannot express
 // "any order, each once" without 2^n rules). A key may start only while it is unused and the
 // object can still be completed after it; the object closes only when its required keys are
@@ -92,7 +92,7 @@ struct KeySetObject {
   int32_t rule = -1;                 // the object's rule (its body calls the key rules)
   std::vector<int32_t> keys;         // key rules of the declared properties; key i = bit i
   std::vector<uint8_t> required;     // per declared key
-  std::vector<int32_t> additional;   // key rules of undeclared names (repeatable, counted)
+  std::vector<int32_t> additional;   // rules of undeclared members, name and value (repeatable, counted)
   uint64_t min_members = 0;
   uint64_t max_members = std::numeric_limits<uint64_t>::max();
 };

@@ -174,7 +174,7 @@ void Matcher::fill_mask(uint32_t* words) {
 void Matcher::add_conditional(size_t b, size_t e, uint32_t* words) {
   const GrammarAutomaton& a = grammar_->automaton();
   if (a.key_sets.empty()) return;  // no any-order object: no conditional tokens
-  const KeySetTable& sets = parser_.key_sets();
+  KeySetTable& sets = parser_.key_sets();
   const int32_t nw = grammar_->words();
   auto set_all = [&](const uint32_t* bits) {
     if (bits)
@@ -193,21 +193,25 @@ void Matcher::add_conditional(size_t b, size_t e, uint32_t* words) {
     }
     if (!st.cond[kCallerClose] && !st.cond[kCallerMore]) continue;
     if (it.origin == EarleyParser::kRootOrigin) continue;
-    // The items that called this item's rule: an object's keys decide; any other caller accepts.
+    // The items that called this item's rule: an object's keys, once the call returns (a member
+    // rule adds its key), decide; any other caller accepts.
     bool close = false, more = false;
     const uint32_t rule = a.state_rule[it.state];
+    const int32_t member = a.key_member[rule];
     for (size_t j = parser_.set_begin(it.origin), je = parser_.set_end(it.origin); j < je && !(close && more); ++j) {
       const EarleyItem& c = parser_.item(j);
       bool calls = false;
       for (uint32_t k = a.call_begin[c.state]; k < a.call_begin[c.state + 1] && !calls; ++k) calls = a.calls[k].rule == rule;
       if (!calls) continue;
-      const uint32_t ck = ctx_keys(c.ctx);
-      if (a.rule_key_set[a.state_rule[c.state]] < 0 || ck == KeySetTable::kNone) {
+      if (a.rule_key_set[a.state_rule[c.state]] < 0) {
         close = more = true;
-      } else {
-        close |= sets.may_close(ck);
-        more |= sets.may_continue(ck);
+        continue;
       }
+      uint32_t ck = ctx_keys(c.ctx);
+      if (member != kNotAKey && ck != KeySetTable::kNone) ck = sets.with(ck, member);
+      if (ck == KeySetTable::kNone) continue;
+      close |= sets.may_close(ck);
+      more |= sets.may_continue(ck);
     }
     if (close) set_all(st.cond[kCallerClose]);
     if (more) set_all(st.cond[kCallerMore]);

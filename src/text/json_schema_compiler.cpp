@@ -82,7 +82,7 @@ class Emitter {
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> length_rules_;
   std::map<std::pair<std::string, size_t>, int32_t> key_rules_;  // (key text after its quote, bit) -> key rule
-  std::map<std::string, int32_t> name_rules_;                     // excluded names -> undeclared-name rule
+  std::map<std::string, int32_t> name_rules_;                     // excluded names, value rule -> undeclared members
   // Length bounds above kLongLength are split into blocks of kLengthBlock characters.
   static constexpr uint32_t kLongLength = 256, kLengthBlock = 128;
 
@@ -749,7 +749,7 @@ class Emitter {
   }
 
   // Any property order (JsonPropertyOrder::Flexible): the object is a rule whose members loop
-  // over one key rule per declared property and per kind of undeclared name; the parser keeps
+  // over one key rule per declared property and one for the undeclared members; the parser keeps
   // the keys emitted so far per open object (grammar::KeySetObject): each declared key at most
   // once, required keys before the end, the member count within [min, max].
   template <typename Props>
@@ -783,17 +783,28 @@ class Emitter {
       ko.required.push_back(p.required ? 1 : 0);
       alts.push_back(seq({rule_ref(key), punct(":"), value_ref(p.parts)}));
     }
-    for (auto& [content, parts] : undeclared_kinds) {
-      int32_t key = -1;
-      if (undeclared_kinds.size() == 1 && !names_key.empty()) {
-        auto [it, fresh] = name_rules_.try_emplace(names_key, -1);
-        if (fresh) it->second = new_rule("name", seq({content, lit("\"")}));
-        key = it->second;
-      } else {
-        key = new_rule("name", seq({content, lit("\"")}));
+    if (!undeclared_kinds.empty()) {
+      // One rule holds every kind of undeclared member, name and value: the regions of
+      // patternProperties share one automaton (one parse state while a name is being written),
+      // and the value that follows is the one of the name's region. Objects with the same
+      // "any name but these" and the same value share the rule.
+      std::vector<int32_t> kinds;
+      std::string shared_key = names_key;
+      for (auto& [content, parts] : undeclared_kinds) {
+        const int32_t value = value_ref(parts);
+        kinds.push_back(seq({content, lit("\""), punct(":"), value}));
+        shared_key += "\x1e" + std::to_string(g_.exprs[value].rule);
       }
-      ko.additional.push_back(key);
-      alts.push_back(seq({rule_ref(key), punct(":"), value_ref(parts)}));
+      int32_t names = -1;
+      if (!names_key.empty()) {
+        auto [it, fresh] = name_rules_.try_emplace(shared_key, -1);
+        if (fresh) it->second = new_rule("names", choice(std::move(kinds)));
+        names = it->second;
+      } else {
+        names = new_rule("names", choice(std::move(kinds)));
+      }
+      ko.additional.push_back(names);
+      alts.push_back(rule_ref(names));
     }
     ko.min_members = min_p;
     ko.max_members = max_p;
