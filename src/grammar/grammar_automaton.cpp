@@ -13,7 +13,12 @@
 namespace ninfer::grammar {
 
 size_t GrammarAutomaton::memory_bytes() const {
-  return state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
+  size_t labels = 0;
+  for (const auto& o : origins) {
+    labels += o.what.capacity();
+    for (const auto& p : o.pointers) labels += sizeof(std::string) + p.capacity();
+  }
+  return labels + state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
          edges.size() * sizeof(ByteEdge) + comb_base.size() * 4 + comb.size() * sizeof(CombSlot) + call_begin.size() * 4 +
          calls.size() * sizeof(CallEdge) + tok_begin.size() * 4 + toks.size() * sizeof(TokenEdge) +
          rule_start.size() * 4 + follow1.size() * 32 + rule_key_set.size() * 4 + key_member.size() * 4 +

@@ -16,8 +16,7 @@ uint32_t OriginTree::enter(uint32_t parent, int32_t rule, uint32_t place) {
   return id;
 }
 
-uint32_t OriginTree::common(uint32_t x, uint32_t y) const {
-  if (x == y) return x;
+uint32_t OriginTree::common_slow(uint32_t x, uint32_t y) const {
   if (x == kNoOrigin || y == kNoOrigin) return kNoOrigin;
   while (nodes[x].depth > nodes[y].depth) x = nodes[x].parent;
   while (nodes[y].depth > nodes[x].depth) y = nodes[y].parent;

@@ -30,13 +30,15 @@ class OriginTree {
   // The node of labelled IR rule `rule` opened inside `parent` (through a reference at `place`,
   // Grammar::place_of); `parent` itself when the rule is unlabelled.
   uint32_t enter(uint32_t parent, int32_t rule, uint32_t place = Grammar::kUnknownPlace);
-  // Nearest common ancestor (kNoOrigin when there is none).
-  uint32_t common(uint32_t x, uint32_t y) const;
+  // Nearest common ancestor (kNoOrigin when there is none). Subset construction asks once per
+  // NFA state of every DFA state: equal nodes, by far the usual case, return at once.
+  uint32_t common(uint32_t x, uint32_t y) const { return x == y ? x : common_slow(x, y); }
 
   std::vector<OriginNode> nodes;
   std::vector<RuleOrigin> origins;  // the labels the nodes name
 
  private:
+  uint32_t common_slow(uint32_t x, uint32_t y) const;
   const Grammar& g_;
   std::map<std::tuple<uint32_t, int32_t, uint32_t>, uint32_t> node_of_;  // (parent, rule, place) -> node
   std::unordered_map<int32_t, uint32_t> origin_of_;    // IR rule -> origins index

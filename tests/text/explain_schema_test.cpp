@@ -15,6 +15,40 @@ std::shared_ptr<const grammar::CompiledGrammar> compile(const OutputConstraint& 
   return compile_constraint(c, byte_domain()).grammar;
 }
 
+// Oracle: byte b is expected after `prefix` when a fresh matcher accepts prefix then b.
+void expect_bytes_match_oracle(const std::shared_ptr<const grammar::CompiledGrammar>& g, const std::string& text) {
+  const size_t reach = grammar::explain_rejection(g, text).offset;
+  for (size_t k = 0; k <= reach; ++k) {
+    const std::string prefix = text.substr(0, k);
+    SCOPED_TRACE(prefix);
+    std::bitset<256> oracle;
+    for (int b = 0; b < 256; ++b) {
+      grammar::Matcher m(g);
+      ASSERT_TRUE(m.accept_bytes(prefix));
+      if (m.accept_bytes(std::string(1, static_cast<char>(b)))) oracle.set(b);
+    }
+    const grammar::Explanation e = grammar::explain_rejection(g, prefix);
+    EXPECT_EQ(e.expected_bytes, oracle);
+    grammar::Matcher m(g);
+    ASSERT_TRUE(m.accept_bytes(prefix));
+    EXPECT_EQ(e.can_end, m.can_end());
+  }
+}
+
+TEST(ExplainSchema, ExpectedBytesEqualTheOracleIncludingKeySetChecksOfAnyOrderObjects) {
+  const std::string schema = R"({"type":"object","properties":{"a":{"type":"integer","minimum":-5,"maximum":40},
+      "b":{"type":"string","maxLength":3},"c":{"enum":[true,"x",[1]]}},"required":["a","c"],"additionalProperties":false,
+      "minProperties":2})";
+  JsonFormatOptions any = testing::flexible(2);
+  any.property_order = JsonPropertyOrder::Flexible;
+  for (const auto& fmt : {testing::compact(), any}) {
+    auto g = compile_schema(schema, fmt);
+    for (const char* text : {R"({"a":-5,"b":"éx","c":[1]})", R"({"c":"x","a":40})", R"({"b":"abcd"})",
+                             R"({"c": true , "a":41})", R"({"a":3,"a":4})"})
+      expect_bytes_match_oracle(g, text);
+  }
+}
+
 const char* kOrderSchema = R"({"type":"object","properties":{
   "id":{"type":"integer","minimum":1,"maximum":999},
   "items":{"type":"array","items":{"type":"object","properties":{
