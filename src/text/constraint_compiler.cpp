@@ -29,7 +29,6 @@ grammar::Grammar choice_grammar(const std::vector<std::string>& options) {
   int32_t body = g.add(std::move(alt));
   g.rules.push_back({"root", body, -1, {}});
   g.root = 0;
-  g.label(0, options_label(options));
   return g;
 }
 
@@ -69,8 +68,11 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       auto l = json_schema_grammar(c.source(), c.json_options());
       return {std::move(l.grammar), l.unsat_pointer};
     }
-    case OutputConstraint::Kind::Choice:
-      return {choice_grammar(c.choices()), ""};
+    case OutputConstraint::Kind::Choice: {
+      LoweredConstraint l{choice_grammar(c.choices()), ""};
+      l.grammar.label(l.grammar.root, options_label(c.choices()));  // explanations
+      return l;
+    }
     case OutputConstraint::Kind::Regex: {
       CharAutomaton a;
       try {
