@@ -29,6 +29,12 @@ bool word_byte(uint8_t b) {
   return (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || b == '_' || b >= 0x80;
 }
 
+// Bytes a quoted name (a key, an enum string) is made of; a quote followed by anything else (",",
+// "}") is a closing quote, not the start of a literal.
+bool name_byte(uint8_t b) {
+  return word_byte(b) || b == ' ' || b == '-' || b == '.' || b == '$' || b == '@' || b == '/' || b == '"';
+}
+
 // A literal as a person reads it: double quotes, C escapes for quote, backslash and control bytes.
 std::string quoted(std::string_view s) {
   std::string out = "\"";
@@ -185,8 +191,8 @@ class Explainer {
   size_t scans_ = 0;
 
   // Extends `text` (already scanned) into the literals that continue it; false past the budget.
-  // A quoted literal runs to its closing quote; a word runs while the next bytes are few word
-  // bytes; punctuation stands alone.
+  // A quoted literal runs to its closing quote while few name bytes can come; a word runs while
+  // the next bytes are few word bytes; punctuation stands alone.
   bool extend(std::string& text, std::vector<Literal>& out) {
     if (over_budget() || out.size() >= kMaxAlternatives) return false;
     const uint8_t first = static_cast<uint8_t>(text[0]);
@@ -210,7 +216,7 @@ class Explainer {
     const size_t n = next.count();
     bool follow = n > 0 && n <= kMaxBranch && text.size() < kMaxLiteral && !p_.can_end() && !token_edge();
     for (int b = 0; b < 256 && follow; ++b)
-      if (next[b]) follow = quote ? (b >= 0x20 && b != 0x7F) : word_byte(static_cast<uint8_t>(b));
+      if (next[b]) follow = quote ? name_byte(static_cast<uint8_t>(b)) : word_byte(static_cast<uint8_t>(b));
     if (!follow) {
       out.push_back(word_or_key(text, next));
       return true;

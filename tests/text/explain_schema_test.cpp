@@ -105,6 +105,13 @@ TEST(ExplainSchema, StringsAndEndsOfInputAreDescribed) {
   EXPECT_EQ(after.expected, "expected end of input");
 }
 
+TEST(ExplainSchema, AClosingQuoteIsNotTakenForTheStartOfAQuotedLiteral) {
+  auto g = compile_schema(R"({"type":"array","items":{"type":"string","maxLength":2}})");
+  const grammar::Explanation e = grammar::explain_rejection(g, R"(["ab","cde"])");
+  EXPECT_EQ(e.offset, 9u);
+  EXPECT_EQ(e.expected, "expected \"\\\"\"");
+}
+
 TEST(ExplainSchema, AnyOrderObjectsExplainWhatTheirKeySetStillAllows) {
   JsonFormatOptions fmt;
   fmt.property_order = JsonPropertyOrder::Flexible;
