@@ -12,6 +12,7 @@
 #include "cli/maskbench_command.h"
 #include "cli/sample_command.h"
 #include "grammar/compiled_grammar.h"
+#include "grammar/explain.h"
 #include "grammar/matcher.h"
 #include "text/constraint_compiler.h"
 #include "text/json_text.h"
@@ -39,6 +40,7 @@ struct CheckArgs {
   ConstraintArgs constraint;
   std::string tokenizer;
   std::string input_file;
+  bool explain = false;
 };
 
 int run_check(const CheckArgs& args) {
@@ -84,7 +86,15 @@ int run_check(const CheckArgs& args) {
         break;
       }
     out["status"] = rejected_at < text.size() ? "rejected" : m.can_end() ? "complete" : "prefix";
-    if (rejected_at < text.size()) out["byte"] = rejected_at;
+    if (rejected_at < text.size()) {
+      out["byte"] = rejected_at;
+      // What the constraint allowed there (docs/grammar-engine.md, "Explanations").
+      const grammar::Explanation why = grammar::explain_rejection(compiled, text);
+      out["expected"] = why.expected;
+      out["expected_bytes"] = grammar::byte_class_text(why.expected_bytes);
+      out["can_end"] = why.can_end;
+      if (args.explain) out["path"] = why.path;
+    }
     if (tok) {
       grammar::Matcher tm(compiled);
       std::vector<int32_t> ids = tok->encode(text);
@@ -246,6 +256,7 @@ void register_grammar_commands(CLI::App& app, int& status) {
   add_constraint_flags(*check, check_args->constraint);
   check->add_option("--tokenizer", check_args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder");
   check->add_option("--input-file", check_args->input_file, "JSONL file of {\"text\": ...}")->required();
+  check->add_flag("--explain", check_args->explain, "For rejected inputs, also print the rules open at the failing byte");
   check->callback([check_args, &status] { status = run_check(*check_args); });
 
   auto bench_args = std::make_shared<BenchArgs>();

@@ -132,6 +132,7 @@ class Parser {
     r.location = location_at(offset);
     g_.rules.push_back(std::move(r));
     int32_t id = static_cast<int32_t>(g_.rules.size() - 1);
+    g_.label(id, name);  // explanations name the open rules
     rule_ids_.emplace(name, id);
     return id;
   }

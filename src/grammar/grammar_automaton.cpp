@@ -13,11 +13,17 @@
 namespace ninfer::grammar {
 
 size_t GrammarAutomaton::memory_bytes() const {
-  return state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
+  size_t labels = 0;
+  for (const auto& o : origins) {
+    labels += o.what.capacity();
+    for (const auto& p : o.pointers) labels += sizeof(std::string) + p.capacity();
+  }
+  return labels + state_rule.size() * 4 + accepting.size() + simple.size() + edge_begin.size() * 4 +
          edges.size() * sizeof(ByteEdge) + comb_base.size() * 4 + comb.size() * sizeof(CombSlot) + call_begin.size() * 4 +
          calls.size() * sizeof(CallEdge) + tok_begin.size() * 4 + toks.size() * sizeof(TokenEdge) +
          rule_start.size() * 4 + follow1.size() * 32 + rule_key_set.size() * 4 + key_member.size() * 4 +
-         key_check.size() + key_sets.size() * sizeof(KeySetSpec);
+         key_check.size() + key_sets.size() * sizeof(KeySetSpec) + state_origin.size() * 4 +
+         origin_nodes.size() * sizeof(OriginNode) + origins.size() * sizeof(RuleOrigin);
 }
 
 namespace {
@@ -31,6 +37,7 @@ struct LocalDfa {
   std::vector<uint32_t> fallback;       // local state or kDeadState (see GrammarAutomaton::fallback)
   std::vector<std::vector<std::pair<int32_t, uint32_t>>> calls;   // (IR rule, local target)
   std::vector<std::vector<std::pair<int32_t, uint32_t>>> tokens;  // (IR token expr, local target)
+  std::vector<uint32_t> origin;                                   // per state: OriginTree node
 };
 
 // Rewrites wide rows as differences from a looping state's row. Only states whose most frequent
@@ -107,7 +114,7 @@ void epsilon_closure(const RuleNfa& nfa, std::vector<uint32_t>& set, std::vector
 }
 
 LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_class, uint32_t num_classes,
-                     uint32_t max_states) {
+                     uint32_t max_states, const OriginTree& origins) {
   LocalDfa dfa;
   // Subsets live in one pool (no allocation per DFA state), found through an open-addressing
   // table of ids.
@@ -162,9 +169,19 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
     call_pairs.clear();
     token_pairs.clear();
     bool acc = false;
+    // The state is inside the rules common to its NFA states that can still move (states that
+    // only pass on by epsilon, as the end of a finished sub-rule, do not hold it open).
+    uint32_t origin = kNoOrigin, any_origin = kNoOrigin;
+    bool moving = false, first = true;
     for (uint32_t s : cur) {
       if (s == nfa.accept) acc = true;
       const NfaState& st = nfa.states[s];
+      any_origin = first ? st.origin : origins.common(any_origin, st.origin);
+      first = false;
+      if (!st.bytes.empty() || !st.calls.empty() || !st.tokens.empty()) {
+        origin = moving ? origins.common(origin, st.origin) : st.origin;
+        moving = true;
+      }
       for (const auto& e : st.bytes) {
         // Classes are contiguous in byte order, so a byte range maps to a run of classes, but
         // classes are numbered by first appearance: walk the bytes' classes directly.
@@ -205,6 +222,7 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
     };
     std::vector<std::pair<int32_t, uint32_t>> calls = group(call_pairs), tokens = group(token_pairs);
     dfa.accepting.push_back(acc);
+    dfa.origin.push_back(moving ? origin : any_origin);
     dfa.calls.push_back(std::move(calls));
     dfa.tokens.push_back(std::move(tokens));
   }
@@ -215,7 +233,7 @@ LocalDfa determinize(const RuleNfa& nfa, const std::array<uint8_t, 256>& byte_cl
 // and length automata of src/text are minimal DFAs) needs no subset construction: its states map
 // one to one onto DFA states. Returns false when the automaton is not deterministic.
 bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_class, uint32_t max_states,
-                LocalDfa& dfa) {
+                uint32_t origin, LocalDfa& dfa) {
   const uint32_t n = aut.num_states();
   std::vector<uint32_t> local(n, kDeadState);
   std::vector<uint32_t> order{aut.start};
@@ -245,6 +263,7 @@ bool direct_dfa(const ByteAutomaton& aut, const std::array<uint8_t, 256>& byte_c
     }
     dfa.edge_begin.push_back(static_cast<uint32_t>(dfa.edges.size()));
     dfa.accepting.push_back(aut.accepting[q]);
+    dfa.origin.push_back(origin);
     dfa.calls.emplace_back();
     dfa.tokens.emplace_back();
   }
@@ -369,9 +388,10 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   std::vector<int32_t> ir_to_auto(g.rules.size(), -1);
   std::vector<int32_t> order{g.root};
   std::vector<RuleNfa> nfas;
+  OriginTree origins(g);
   ir_to_auto[g.root] = 0;
   for (size_t i = 0; i < order.size(); ++i) {
-    nfas.push_back(build_rule_nfa(g, order[i], inlined, limits.max_nfa_states));
+    nfas.push_back(build_rule_nfa(g, order[i], inlined, limits.max_nfa_states, &origins));
     for (const auto& st : nfas.back().states)
       for (const auto& [r, t] : st.calls)
         if (ir_to_auto[r] < 0) {
@@ -417,10 +437,11 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     const uint32_t room = limits.max_dfa_states - std::min(total, limits.max_dfa_states);
     const Expr& body = g.exprs[g.rules[order[r]].body];
     LocalDfa direct;
-    if (body.kind == ExprKind::Automaton && direct_dfa(*body.automaton, a.byte_class, room, direct))
+    if (body.kind == ExprKind::Automaton &&
+        direct_dfa(*body.automaton, a.byte_class, room, origins.enter(kNoOrigin, order[r]), direct))
       dfas.push_back(std::move(direct));
     else
-      dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room));
+      dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room, origins));
     compress_rows(dfas.back());
     base[r] = total;
     total += static_cast<uint32_t>(dfas.back().accepting.size());
@@ -436,6 +457,7 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   a.accepting.assign(n, 0);
   a.edge_begin.assign(n + 1, 0);
   a.fallback.assign(n, kDeadState);
+  a.state_origin.assign(n, kNoOrigin);
   a.call_begin.assign(n + 1, 0);
   a.tok_begin.assign(n + 1, 0);
   for (uint32_t r = 0; r < num_rules; ++r) {
@@ -444,12 +466,15 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   }
   a.rule_start.push_back(a.aug_start);
   a.rule_names.push_back("<start>");
+  a.origins = std::move(origins.origins);
+  a.origin_nodes = std::move(origins.nodes);
   for (uint32_t r = 0; r < num_rules; ++r) {
     const LocalDfa& d = dfas[r];
     for (uint32_t s = 0; s < d.accepting.size(); ++s) {
       uint32_t gs = base[r] + s;
       a.state_rule[gs] = r;
       a.accepting[gs] = d.accepting[s];
+      a.state_origin[gs] = d.origin[s];
       a.edge_begin[gs] = static_cast<uint32_t>(a.edges.size());
       for (uint32_t i = d.edge_begin[s]; i < d.edge_begin[s + 1]; ++i)
         a.edges.push_back({d.edges[i].cls, d.edges[i].target == kDeadState ? kDeadState : base[r] + d.edges[i].target});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grammar/grammar_ir.h"
+#include "grammar/rule_origins.h"
 
 namespace ninfer::grammar {
 
@@ -112,6 +113,11 @@ struct GrammarAutomaton {
   // kMoreCheck on states from which the object cannot close before another key (after a comma)
   // where another key may not always come; such states are never `simple`.
   std::vector<uint8_t> key_check;
+
+  // Explanations only (never read on the mask path): the labelled rules each state is inside.
+  std::vector<RuleOrigin> origins;
+  std::vector<OriginNode> origin_nodes;
+  std::vector<uint32_t> state_origin;  // per state: innermost OriginNode, or kNoOrigin
 
   // Augmented start: aug_start --root--> aug_accept. The language may end when (aug_accept, 0) is live.
   uint32_t aug_rule = 0, aug_start = 0, aug_accept = 0;

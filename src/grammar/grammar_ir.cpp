@@ -197,4 +197,23 @@ std::string Grammar::to_string() const {
   return out;
 }
 
+void Grammar::label(int32_t rule, std::string what, const std::string* pointer) {
+  if (rule < 0) return;
+  if (origins.size() <= size_t(rule)) origins.resize(size_t(rule) + 1);
+  origins[rule].what = std::move(what);
+  if (pointer && origins[rule].pointers.empty()) origins[rule].pointers.push_back(*pointer);
+}
+
+void Grammar::place_ref(int32_t ref, const std::string& pointer) {
+  const int32_t rule = exprs[ref].rule;
+  if (rule < 0 || size_t(rule) >= origins.size()) return;
+  auto& places = origins[rule].pointers;
+  auto it = std::find(places.begin(), places.end(), pointer);
+  if (it == places.end()) {
+    if (places.size() >= RuleOrigin::kMaxPlaces) return;
+    it = places.insert(places.end(), pointer);
+  }
+  ref_places[ref] = static_cast<uint32_t>(it - places.begin());
+}
+
 }  // namespace ninfer::grammar

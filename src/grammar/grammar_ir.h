@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "grammar/grammar_error.h"
@@ -97,12 +98,37 @@ struct KeySetObject {
   uint64_t max_members = std::numeric_limits<uint64_t>::max();
 };
 
+// Where a rule comes from, for explanations of rejected input (never part of the language or of a
+// cache key): what the rule is ("string matching ^a+$", a GBNF rule name, a regex) and, for JSON
+// Schema, the JSON Pointers of the schema nodes it stands for (equal sub-schemas share one rule:
+// the first place it was made, then up to kMaxPlaces others).
+struct RuleOrigin {
+  static constexpr size_t kMaxPlaces = 8;
+  std::string what;
+  std::vector<std::string> pointers;
+};
+
 // A whole grammar: rules, the expression arena, and the entry rule.
 struct Grammar {
   std::vector<Expr> exprs;
   std::vector<Rule> rules;
   int32_t root = -1;
   std::vector<KeySetObject> key_sets;  // rules that are any-order objects (their rules and key rules are never inlined)
+  std::vector<RuleOrigin> origins;     // per rule, for explanations; shorter than rules = the rest unlabelled
+  std::unordered_map<int32_t, uint32_t> ref_places;  // RuleRef expression -> index into its rule's pointers
+
+  // Labels a rule (an empty `what` leaves it an unlabelled helper); a pointer adds a place.
+  void label(int32_t rule, std::string what, const std::string* pointer = nullptr);
+  // Records that the RuleRef expression `ref` uses its (labelled) rule at `pointer`.
+  void place_ref(int32_t ref, const std::string& pointer);
+  static constexpr uint32_t kUnknownPlace = 0xFFFFFFFFu;
+  uint32_t place_of(int32_t ref) const {
+    auto it = ref_places.find(ref);
+    return it == ref_places.end() ? kUnknownPlace : it->second;
+  }
+  const RuleOrigin* origin(int32_t rule) const {
+    return rule >= 0 && size_t(rule) < origins.size() && !origins[rule].what.empty() ? &origins[rule] : nullptr;
+  }
 
   int32_t add(Expr e) {
     exprs.push_back(std::move(e));

@@ -15,6 +15,8 @@
 
 namespace ninfer::grammar {
 
+struct Explanation;
+
 class Matcher {
  public:
   explicit Matcher(std::shared_ptr<const CompiledGrammar> grammar);
@@ -57,6 +59,8 @@ class Matcher {
   size_t memory_bytes() const;
 
  private:
+  friend Explanation explain_rejection(Matcher& m, std::string_view bytes);  // explain.h: reads the parse, restores it
+
   std::shared_ptr<const CompiledGrammar> grammar_;
   EarleyParser parser_;
   std::vector<uint32_t> step_sets_;  // parser set count after each step

@@ -73,12 +73,13 @@ constexpr int kMaxInlineDepth = 500;
 
 class NfaBuilder {
  public:
-  NfaBuilder(const Grammar& g, const std::vector<uint8_t>& inlined, uint32_t max_states)
-      : g_(g), inlined_(inlined), max_states_(max_states) {}
+  NfaBuilder(const Grammar& g, const std::vector<uint8_t>& inlined, uint32_t max_states, OriginTree* origins)
+      : g_(g), inlined_(inlined), max_states_(max_states), origins_(origins) {}
 
   RuleNfa build(int32_t rule) {
     RuleNfa nfa;
     nfa_ = &nfa;
+    if (origins_) origin_ = origins_->enter(kNoOrigin, rule);
     auto [s, e] = fragment(g_.rules[rule].body, 0);
     nfa.start = s;
     nfa.accept = e;
@@ -90,12 +91,14 @@ class NfaBuilder {
   const std::vector<uint8_t>& inlined_;
   uint32_t max_states_;
   RuleNfa* nfa_ = nullptr;
+  OriginTree* origins_;
+  uint32_t origin_ = kNoOrigin;  // labelled rule being expanded
 
   uint32_t new_state() {
     if (nfa_->states.size() >= max_states_)
       throw GrammarError(GrammarErrorKind::TooLarge,
                          "grammar rule expands past " + std::to_string(max_states_) + " automaton states");
-    nfa_->states.emplace_back();
+    nfa_->states.emplace_back().origin = origin_;
     return static_cast<uint32_t>(nfa_->states.size() - 1);
   }
   void eps(uint32_t a, uint32_t b) { nfa_->states[a].eps.push_back(b); }
@@ -142,7 +145,13 @@ class NfaBuilder {
       }
       case ExprKind::RuleRef: {
         // Inlining deepens the expression; past kMaxInlineDepth a reference stays a call.
-        if (inlined_[e.rule] && depth < kMaxInlineDepth) return fragment(g_.rules[e.rule].body, depth + 1);
+        if (inlined_[e.rule] && depth < kMaxInlineDepth) {
+          const uint32_t outer = origin_;
+          if (origins_) origin_ = origins_->enter(outer, e.rule, g_.place_of(id));
+          auto f = fragment(g_.rules[e.rule].body, depth + 1);
+          origin_ = outer;
+          return f;
+        }
         uint32_t s = new_state(), t = new_state();
         nfa_->states[s].calls.emplace_back(e.rule, t);
         return {s, t};
@@ -344,8 +353,9 @@ std::vector<uint8_t> choose_inlined_rules(const Grammar& g, uint32_t inline_max_
   return inlined;
 }
 
-RuleNfa build_rule_nfa(const Grammar& g, int32_t rule, const std::vector<uint8_t>& inlined, uint32_t max_states) {
-  NfaBuilder b(g, inlined, max_states);
+RuleNfa build_rule_nfa(const Grammar& g, int32_t rule, const std::vector<uint8_t>& inlined, uint32_t max_states,
+                       OriginTree* origins) {
+  NfaBuilder b(g, inlined, max_states, origins);
   return b.build(rule);
 }
 

@@ -315,7 +315,7 @@ void EngineImpl::step() {
     const runtime::RowResult& rr = pending.rows[i];
     if (rr.kind == runtime::RowResultKind::ConstraintDeadEnd) {
       finish(active_[i], FinishReason::Error, RequestErrorKind::ConstraintDeadEnd,
-             "generation reached a grammar state with no legal token");
+             "generation reached a grammar state with no legal token: " + r.session->explain_dead_end());
       continue;
     }
     if (rr.kind == runtime::RowResultKind::NonFiniteLogits) {

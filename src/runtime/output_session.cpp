@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "grammar/explain.h"
 #include "runtime/cpu_clock.h"
 
 namespace ninfer::runtime {
@@ -68,6 +69,17 @@ int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice
   }
   matcher_->rollback(mark);
   return extent;
+}
+
+std::string OutputSession::explain_dead_end() {
+  if (!matcher_) return "";
+  const grammar::Explanation e = grammar::explain_next(*matcher_);
+  std::string out = e.expected;
+  if (!e.path.empty()) {
+    out += " at ";
+    for (size_t i = 0; i < e.path.size(); ++i) out += (i ? " > " : "") + e.path[i];
+  }
+  return out;
 }
 
 bool OutputSession::initial_mask_nonempty() {

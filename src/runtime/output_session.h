@@ -55,6 +55,10 @@ class OutputSession {
   // Final flush (held incomplete UTF-8 becomes U+FFFD).
   std::string finish_text();
 
+  // What the constraint expects at the committed frontier and the rules open there, for the
+  // message of a request that reached a dead end (no token can write what is expected).
+  std::string explain_dead_end();
+
   ConstraintReport report() const;
   void add_prepare_cpu(double s) { report_.prepare_cpu_s += s; }
 

@@ -9,6 +9,13 @@
 namespace ninfer::text {
 namespace {
 
+// What a choice constraint is, for explanations: its first options (bounded, the list is untrusted).
+std::string options_label(const std::vector<std::string>& options) {
+  std::string out = "one of " + std::to_string(options.size()) + " options:";
+  for (size_t i = 0; i < options.size() && out.size() < 200; ++i) out += " " + grammar::quote_bytes(options[i]);
+  return out.size() < 200 ? out : out.substr(0, 200) + "...";
+}
+
 grammar::Grammar choice_grammar(const std::vector<std::string>& options) {
   grammar::Grammar g;
   grammar::Expr alt;
@@ -61,8 +68,11 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       auto l = json_schema_grammar(c.source(), c.json_options());
       return {std::move(l.grammar), l.unsat_pointer};
     }
-    case OutputConstraint::Kind::Choice:
-      return {choice_grammar(c.choices()), ""};
+    case OutputConstraint::Kind::Choice: {
+      LoweredConstraint l{choice_grammar(c.choices()), ""};
+      l.grammar.label(l.grammar.root, options_label(c.choices()));  // explanations
+      return l;
+    }
     case OutputConstraint::Kind::Regex: {
       CharAutomaton a;
       try {
@@ -75,6 +85,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       const int32_t body = a.to_ir(g, Encoding::Raw);
       g.rules.push_back({"root", body, -1, {}});
       g.root = 0;
+      g.label(0, "regex " + c.source().substr(0, 200));
       return {std::move(g), ""};
     }
   }

@@ -20,6 +20,7 @@
 #include "text/number_automaton.h"
 #include "text/schema_errors.h"
 #include "text/schema_shape.h"
+#include "text/shape_description.h"
 
 namespace ninfer::text {
 namespace {
@@ -58,12 +59,15 @@ class Emitter {
       rule_of_.emplace(key, rule);
       std::vector<Shape> shapes = reducer_.reduce(parts);
       std::vector<int32_t> alts;
+      g_.label(rule, describe_shapes(shapes));  // explanations: what the rule is
       for (const auto& s : shapes) alts.push_back(shape_expr(s));
       if (alts.empty() && first_unsat_.empty())
         first_unsat_ = !reducer_.first_conflict().empty() ? reducer_.first_conflict() : parts.empty() ? "" : parts.back().pointer;
       g_.rules[rule].body = choice(std::move(alts));
     }
-    return ir::rule_ref(g_, rule);
+    const int32_t ref = ir::rule_ref(g_, rule);
+    if (!parts.empty()) g_.place_ref(ref, parts.front().pointer);  // explanations: where this use stands
+    return ref;
   }
 
   const std::string& first_unsat() const { return first_unsat_; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end check of `ninfer grammar check`: statuses, byte offsets, token walk, error JSON.
+# End-to-end check of `ninfer grammar check`: statuses, byte offsets, what was expected at a
+# rejected byte (and with --explain the open rules), token walk, error JSON.
 set -euo pipefail
 NINFER="$1"
 ROOT="$2"
@@ -17,9 +18,21 @@ CASES
 out="$("$NINFER" grammar check --grammar-file "$TMP/g.gbnf" --input-file "$TMP/cases.jsonl")"
 expected='{"index":0,"status":"complete"}
 {"index":1,"status":"prefix"}
-{"index":2,"status":"rejected","byte":1}
+{"index":2,"status":"rejected","byte":1,"expected":"expected \"b\"","expected_bytes":"[b]","can_end":false}
 {"index":3,"status":"prefix"}'
 [ "$out" = "$expected" ] || fail "byte statuses: got
+$out"
+
+# --explain: the schema nodes open at the failing byte, outermost first.
+cat > "$TMP/order.json" <<'SCHEMA'
+{"type":"object","properties":{"items":{"type":"array","items":{"type":"object",
+ "properties":{"sku":{"type":"string","pattern":"^[A-Z]{3}-\\d{3}$"}},"required":["sku"]}}}}
+SCHEMA
+printf '%s\n' '{"text": "{\"items\":[{\"sku\":\"ABC-12x\"}]}"}' '{"text": "{\"items\":[{\"skv"}' > "$TMP/order.jsonl"
+out="$("$NINFER" grammar check --json-schema-file "$TMP/order.json" --input-file "$TMP/order.jsonl" --explain)"
+expected='{"index":0,"status":"rejected","byte":24,"expected":"expected a digit","expected_bytes":"[0-9]","can_end":false,"path":["(root): object with keys \"items\"","/properties/items: array","/properties/items/items: object with keys \"sku\"","/properties/items/items/properties/sku: string matching ^[A-Z]{3}-\\d{3}$"]}
+{"index":1,"status":"rejected","byte":14,"expected":"expected \"u\"","expected_bytes":"[u]","can_end":false,"path":["(root): object with keys \"items\"","/properties/items: array","/properties/items/items: object with keys \"sku\""]}'
+[ "$out" = "$expected" ] || fail "explained rejections: got
 $out"
 
 printf 'root ::= "a" (\n' > "$TMP/bad.gbnf"

@@ -134,6 +134,8 @@ TEST(Engine, ADeadEndFailsAloneWhileTheBatchGoesOn) {
   EXPECT_EQ(rb.finish_reason, FinishReason::Error);
   ASSERT_TRUE(rb.error);
   EXPECT_EQ(*rb.error, RequestErrorKind::ConstraintDeadEnd) << rb.error_message;
+  // The message says what the constraint expected there and which rule was open.
+  EXPECT_NE(rb.error_message.find("expected a special token at root"), std::string::npos) << rb.error_message;
   EXPECT_EQ(rb.text, "a");
   ASSERT_EQ(rg.finish_reason, FinishReason::Stop);
   EXPECT_TRUE(std::regex_match(rg.text, std::regex("[0-9]{6}")));
