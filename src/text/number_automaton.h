@@ -5,17 +5,20 @@
 // `integer` language: no fraction, no exponent, magnitudes below 1e15, optional divisibility.
 //
 // Other numbers accept every spelling of the unbounded grammar
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? inside this family (exactly: a text of the
-// family is accepted iff its exact decimal value lies within the bounds):
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? inside this family, exactly (a text of the family
+// is accepted iff its exact decimal value lies within the bounds):
 //   - the mantissa's integer part has at most kBoundedNumberIntegerDigits digits;
-//   - a mantissa "0.000…d…" followed by an exponent has at most kBoundedNumberExponentZeros zeros
-//     between the point and its first non-zero digit; without an exponent, at most that many or
-//     as many as the bounds' own magnitudes need (a bound of 1e-300 allows 300), whichever is more;
-//   - a missing bound is ±1e308 (inclusive): every accepted text is a finite binary64;
-//   - with an exclusive bound: at most kBoundedNumberExclusiveDigits significant mantissa digits
+//   - before an exponent, a non-zero mantissa has at most kBoundedNumberExponentIntegerDigits
+//     integer digits, or is "0." with at most kBoundedNumberExponentZeros zeros before its first
+//     significant digit;
+//   - the exponent's magnitude is at most bounded_number_exponent_limit() (290 unless a bound is
+//     beyond 1e±270), leading zeros included freely;
+//   - a missing bound is ±1e308 (inclusive);
+//   - with an exclusive bound: at most kBoundedNumberExclusiveDigits significant mantissa digits,
+//     at most max(kBoundedNumberExclusiveZeros, what a bound's magnitude needs) zeros after "0.",
 //     and a non-zero magnitude of at least 10^kBoundedNumberFloorExponent.
-// Zeros, exponent digits (leading zeros included) and trailing fraction zeros are otherwise free;
-// "-0" is zero.
+// Otherwise zeros after "0." (without exponent), trailing fraction zeros and "-0" are free.
+// Every accepted text is finite in binary64: |v| <= 1e308 < DBL_MAX.
 // Why the text parses back to a binary64 within the same bounds: rounding to binary64 is monotonic,
 // so inclusive bounds hold for any number of digits. For an exclusive bound b, two distinct
 // decimals of at most 15 significant digits in the normal range (>= 1e-307) never round to the same
