@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace ninfer::text {
@@ -53,17 +54,31 @@ std::shared_ptr<const grammar::ByteAutomaton> minimise(
   if (!live[0]) return nullptr;
   std::vector<uint32_t> cls(n);
   for (size_t i = 0; i < n; ++i) cls[i] = live[i] ? (accepting[i] ? 1 : 0) : 2;
+  // A state's signature: its class, then (byte, class of target) per live edge; hashed, since
+  // chains of a few hundred states (tiny bounds) take as many rounds.
+  struct SigHash {
+    size_t operator()(const std::vector<uint32_t>& v) const {
+      uint64_t h = 1469598103934665603ull;
+      for (uint32_t x : v) h = (h ^ x) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
+  };
+  size_t classes = std::set<uint32_t>(cls.begin(), cls.end()).size();
+  std::vector<uint32_t> sig;
   for (;;) {
-    std::map<std::vector<uint32_t>, uint32_t> sig_ids;
+    std::unordered_map<std::vector<uint32_t>, uint32_t, SigHash> sig_ids;
+    sig_ids.reserve(n);
     std::vector<uint32_t> next(n);
     for (size_t i = 0; i < n; ++i) {
-      std::vector<uint32_t> sig{cls[i]};
+      sig.assign(1, cls[i]);
       for (auto [c, t] : trans[i])
         if (live[t]) sig.push_back(c), sig.push_back(cls[t]);
-      auto [it, fresh] = sig_ids.emplace(std::move(sig), static_cast<uint32_t>(sig_ids.size()));
+      auto it = sig_ids.find(sig);
+      if (it == sig_ids.end()) it = sig_ids.emplace(sig, static_cast<uint32_t>(sig_ids.size())).first;
       next[i] = it->second;
     }
-    const bool stable = sig_ids.size() == std::set<uint32_t>(cls.begin(), cls.end()).size();
+    const bool stable = sig_ids.size() == classes;
+    classes = sig_ids.size();
     cls = std::move(next);
     if (stable) break;
   }
