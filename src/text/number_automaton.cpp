@@ -106,27 +106,26 @@ std::shared_ptr<const grammar::ByteAutomaton> minimise(
 
 enum Cmp : uint8_t { kLess = 0, kEqual = 1, kGreater = 2 };
 
-// Scanner state. Phases: 0 start, 1 after '-', 2 int "0", 3 int digits, 4 after '.', 5 fraction.
+// Integer text (NumberSpec::integer): plain digits, as the unbounded `integer` language.
+// Scanner state. Phases: 0 start, 1 after '-', 2 "0", 3 digits.
 struct State {
   uint8_t phase = 0;
   bool negative = false;
   uint16_t int_len = 0;      // integer digits read (capped)
   uint8_t lex[2] = {kEqual, kEqual};  // per bound: lexicographic status over aligned digits so far
   uint8_t resolved[2] = {kEqual, kEqual};  // per bound after the integer part (magnitude comparison)
-  uint16_t frac_pos = 0;     // fraction digits read (capped)
   uint8_t sig = 0;           // significant digits so far (capped)
   bool seen_nonzero = false;
   uint32_t rem = 0;          // value mod multiple_of
   auto key() const {
-    return std::make_tuple(phase, negative, int_len, lex[0], lex[1], resolved[0], resolved[1], frac_pos, sig,
-                           seen_nonzero, rem);
+    return std::make_tuple(phase, negative, int_len, lex[0], lex[1], resolved[0], resolved[1], sig, seen_nonzero, rem);
   }
   bool operator<(const State& o) const { return key() < o.key(); }
 };
 
-class Builder {
+class IntegerBuilder {
  public:
-  explicit Builder(const NumberSpec& spec) : spec_(spec) {
+  explicit IntegerBuilder(const NumberSpec& spec) {
     const double kCap = 1e15;
     // Bounds beyond ±1e15 are replaced by ±1e15 (exclusive): a sound subset that keeps texts short.
     NumberSpec s = spec;
@@ -142,7 +141,7 @@ class Builder {
     const bool user_exclusive = (spec.lower && spec.lower->exclusive && spec.lower->value >= -kCap) ||
                                 (spec.upper && spec.upper->exclusive && spec.upper->value <= kCap);
     max_sig_ = user_exclusive ? 15 : 255;
-    mod_ = spec.integer ? spec.multiple_of : 0;
+    mod_ = spec.multiple_of;
     if (mod_ > 100000) throw std::invalid_argument("multipleOf too large");
   }
 
@@ -158,7 +157,7 @@ class Builder {
       return it->second;
     };
     id_of(State{});
-    static const char kAlphabet[] = "-.0123456789";
+    static const char kAlphabet[] = "-0123456789";
     std::vector<std::vector<std::pair<uint8_t, uint32_t>>> trans;
     for (size_t i = 0; i < states.size(); ++i) {
       trans.emplace_back();
@@ -176,7 +175,6 @@ class Builder {
   }
 
  private:
-  const NumberSpec& spec_;
   Decimal bounds_[2];
   bool exclusive_[2];
   uint8_t max_sig_;  // 255 = no cap
@@ -194,17 +192,9 @@ class Builder {
         n.phase = c == '0' ? 2 : 3;
         return int_digit(n, c);
       case 2:
-        if (c == '.' && !spec_.integer) { n.phase = 4; resolve(n); return true; }
         return false;
       case 3:
-        if (digit) return int_digit(n, c);
-        if (c == '.' && !spec_.integer) { n.phase = 4; resolve(n); return true; }
-        return false;
-      case 4:
-      case 5:
-        if (!digit) return false;
-        n.phase = 5;
-        return frac_digit(n, c);
+        return digit && int_digit(n, c);
     }
     return false;
   }
@@ -239,33 +229,17 @@ class Builder {
     }
   }
 
-  bool frac_digit(State& n, char c) const {
-    if (!count_sig(n, c)) return false;
-    for (int b = 0; b < 2; ++b) {
-      if (n.resolved[b] != kEqual) continue;
-      const std::string& f = bounds_[b].frac_digits;
-      const char bd = n.frac_pos < f.size() ? f[n.frac_pos] : '0';
-      n.resolved[b] = c < bd ? kLess : c > bd ? kGreater : kEqual;
-    }
-    // Past every bound's last fraction digit the position no longer matters.
-    n.frac_pos = static_cast<uint16_t>(
-        std::min<size_t>(n.frac_pos + 1, std::max(bounds_[0].frac_digits.size(), bounds_[1].frac_digits.size()) + 1));
-    return true;
-  }
-
   // Magnitude comparison at the end of the text.
   Cmp final_cmp(const State& s, int b) const {
     State t = s;
-    if (s.phase == 2 || s.phase == 3) resolve(t);
+    resolve(t);
     if (t.resolved[b] != kEqual) return static_cast<Cmp>(t.resolved[b]);
-    // Equal so far: the bound may still have fraction digits left (then it is larger).
-    const std::string& f = bounds_[b].frac_digits;
-    const size_t read = (s.phase == 5) ? s.frac_pos : 0;
-    return read < f.size() ? kLess : kEqual;
+    // Equal integer parts: a bound with fraction digits is larger.
+    return bounds_[b].frac_digits.empty() ? kEqual : kLess;
   }
 
   bool accepts(const State& s) const {
-    if (s.phase != 2 && s.phase != 3 && s.phase != 5) return false;
+    if (s.phase != 2 && s.phase != 3) return false;
     if (mod_ && s.rem != 0) return false;
     const bool zero = !s.seen_nonzero;
     if (s.negative && zero) return false;  // no "-0"
@@ -592,8 +566,7 @@ int bounded_number_exponent_limit(double lower, double upper) {
 
 std::shared_ptr<const grammar::ByteAutomaton> number_automaton(const NumberSpec& spec) {
   if (!spec.integer) return DecimalBuilder(spec).build();
-  Builder b(spec);
-  return b.build();
+  return IntegerBuilder(spec).build();
 }
 
 }  // namespace ninfer::text
