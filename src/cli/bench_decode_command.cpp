@@ -7,6 +7,7 @@
 
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
+#include "cli/option_checks.h"
 #include "cli/result_json.h"
 #include "ninfer/engine.h"
 
@@ -237,13 +238,13 @@ void register_bench_commands(CLI::App& app, int& status) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = bench->add_subcommand("decode", "Unconstrained vs constrained decode speed in one process");
   cmd->add_option("--model", args->model, "HF model folder or GGUF file (default: the generated tiny model)");
-  cmd->add_option("--batch", args->batch, "rows decoded together (B)")->check(CLI::Range(1, 256));
-  cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(CLI::Range(2, 100000));
-  cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(CLI::Range(1, 100));
-  cmd->add_option("--threads", args->threads, "model threads (0 = all cores)");
+  cmd->add_option("--batch", args->batch, "rows decoded together (B)")->check(integer_option<int>(1, 256));
+  cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(integer_option<int>(2, 100000));
+  cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(integer_option<int>(1, 100));
+  cmd->add_option("--threads", args->threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
   cmd->add_option("--prompt", args->prompt, "prompt text");
-  cmd->add_option("--seed", args->seed, "base seed");
-  cmd->add_option("--temperature", args->temperature, "sampling temperature");
+  cmd->add_option("--seed", args->seed, "base seed")->check(integer_option<uint64_t>(0));
+  cmd->add_option("--temperature", args->temperature, "sampling temperature")->check(number_option(at_least(0)));
   add_constraint_flags(*cmd, args->constraint);
   cmd->callback([args, &status] { status = run_bench(*args); });
 }

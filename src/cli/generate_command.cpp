@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/constraint_flags.h"
+#include "cli/option_checks.h"
 #include "cli/result_json.h"
 #include "ninfer/engine.h"
 
@@ -80,15 +81,18 @@ int run_generate(const GenerateArgs& a) {
 }
 
 void add_sampling_flags(CLI::App& cmd, GenerateArgs& a) {
-  cmd.add_option("--max-tokens", a.max_tokens, "maximum generated tokens")->check(CLI::PositiveNumber);
-  cmd.add_option("--temperature", a.temperature, "sampling temperature (0 = greedy)");
-  cmd.add_option("--top-k", a.top_k, "top-k inside the legal set (0 = off)");
-  cmd.add_option("--top-p", a.top_p, "nucleus probability (1 = off)");
-  cmd.add_option("--min-p", a.min_p, "min-p relative to the most likely legal token (0 = off)");
-  cmd.add_option("--presence-penalty", a.presence_penalty, "OpenAI presence penalty");
-  cmd.add_option("--frequency-penalty", a.frequency_penalty, "OpenAI frequency penalty");
-  cmd.add_option("--seed", a.seed, "sampling seed (default: random, reported with --json)");
-  cmd.add_option("--threads", a.threads, "model threads (0 = all cores)");
+  cmd.add_option("--max-tokens", a.max_tokens, "maximum generated tokens")->check(integer_option<int>(1));
+  cmd.add_option("--temperature", a.temperature, "sampling temperature (0 = greedy)")->check(number_option(at_least(0)));
+  cmd.add_option("--top-k", a.top_k, "top-k inside the legal set (0 = off)")->check(integer_option<int>(0));
+  cmd.add_option("--top-p", a.top_p, "nucleus probability (1 = off)")
+      ->check(number_option(between(0, 1, true)));
+  cmd.add_option("--min-p", a.min_p, "min-p relative to the most likely legal token (0 = off)")
+      ->check(number_option(between(0, 1)));
+  cmd.add_option("--presence-penalty", a.presence_penalty, "OpenAI presence penalty")->check(number_option(any_number()));
+  cmd.add_option("--frequency-penalty", a.frequency_penalty, "OpenAI frequency penalty")->check(number_option(any_number()));
+  cmd.add_option("--seed", a.seed, "sampling seed (default: random, reported with --json)")
+      ->check(integer_option<int64_t>(0));
+  cmd.add_option("--threads", a.threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bench_documents.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/maskbench_command.h"
+#include "cli/option_checks.h"
 #include "cli/sample_command.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/explain.h"
@@ -130,40 +132,13 @@ struct BenchArgs {
   std::string classify = "eager";
 };
 
-// Documents to walk: maskbench files (valid instances) or JSONL {"text": ...} lines.
-std::vector<std::string> load_documents(const BenchArgs& args) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  if (fs::is_directory(args.inputs)) {
-    for (const auto& e : fs::directory_iterator(args.inputs))
-      if (e.path().extension() == ".json" || e.path().extension() == ".jsonl") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(args.inputs);
-  }
-  std::vector<std::string> docs;
-  text::JsonStyle style{!args.compact, !args.compact};
-  for (const auto& f : files) {
-    if (docs.size() >= args.max_docs) break;
-    std::string content = read_file(f.string());
-    if (f.extension() == ".jsonl") {
-      std::istringstream ss(content);
-      std::string line;
-      while (docs.size() < args.max_docs && std::getline(ss, line))
-        if (!line.empty()) docs.push_back(nlohmann::json::parse(line).at("text").get<std::string>());
-      continue;
-    }
-    auto j = nlohmann::ordered_json::parse(content, nullptr, false);
-    if (j.is_discarded() || !j.contains("tests")) continue;
-    for (const auto& t : j["tests"]) {
-      if (docs.size() >= args.max_docs) break;
-      if (t.value("valid", false)) docs.push_back(text::dump_json(t["data"], style));
-    }
-  }
-  return docs;
-}
-
 int run_bench(const BenchArgs& args) {
+  std::vector<std::string> docs;
+  try {
+    docs = load_bench_documents(args.inputs, args.max_docs, args.compact);
+  } catch (const BenchInputsError& e) {
+    return report_bench_inputs_error(e);
+  }
   auto t0 = Clock::now();
   auto tok = tokenizer::Tokenizer::load(args.tokenizer);
   double load_ms = us_since(t0) / 1000;
@@ -184,7 +159,6 @@ int run_bench(const BenchArgs& args) {
   } catch (const std::exception& e) {
     return report_constraint_error(e);
   }
-  std::vector<std::string> docs = load_documents(args);
   std::vector<double> mask_us, accept_us;
   std::vector<uint32_t> mask(domain->mask_words());
   size_t rejected_docs = 0, incomplete_docs = 0, tokens = 0;
@@ -263,10 +237,12 @@ void register_grammar_commands(CLI::App& app, int& status) {
   auto* bench = grammar->add_subcommand("bench", "Walk valid documents token by token and time every mask");
   add_constraint_flags(*bench, bench_args->constraint);
   bench->add_option("--tokenizer", bench_args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder")->required();
-  bench->add_option("--inputs", bench_args->inputs, "maskbench folder/file or JSONL of {\"text\": ...}")->required();
-  bench->add_option("--max-docs", bench_args->max_docs, "documents to walk (default 100)");
-  bench->add_option("--compile-runs", bench_args->compile_runs, "cold compiles to time (default 5)");
-  bench->add_flag("--compact", bench_args->compact, "serialise maskbench documents compactly instead of like json.dumps");
+  bench->add_option("--inputs", bench_args->inputs, "MaskBench file, JSONL of {\"text\": ...}, a .json document, or a folder of them")->required();
+  bench->add_option("--max-docs", bench_args->max_docs, "documents to walk (default 100)")
+      ->check(integer_option<size_t>(1));
+  bench->add_option("--compile-runs", bench_args->compile_runs, "cold compiles to time (default 5)")
+      ->check(integer_option<int>(1));
+  bench->add_flag("--compact", bench_args->compact, "serialise .json documents (MaskBench tests, plain documents) compactly instead of like json.dumps");
   bench->add_option("--classify", bench_args->classify, "eager (default: every state in compile) or lazy (on first use)")
       ->check(CLI::IsMember({"eager", "lazy"}));
   bench->callback([bench_args, &status] { status = run_bench(*bench_args); });

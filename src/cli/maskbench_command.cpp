@@ -18,6 +18,7 @@
 
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
+#include "cli/option_checks.h"
 #include "grammar/matcher.h"
 #include "ninfer/constraint_error.h"
 #include "text/constraint_compiler.h"
@@ -297,13 +298,15 @@ void register_maskbench_command(CLI::App& grammar, int& status) {
   cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder");
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(*cmd, args->property_order, "flexible");
-  cmd->add_option("--timeout-s", args->timeout_s, "per-schema time limit (default 60)");
-  cmd->add_option("--jobs", args->jobs, "schemas run at once, each single-threaded (default 1)");
-  cmd->add_option("--limit", args->limit, "only the first N schemas (sorted by name)");
-  cmd->add_option("--sample", args->sample, "a seeded random sample of N schemas");
-  cmd->add_option("--seed", args->seed, "sample seed (default 1)");
+  cmd->add_option("--timeout-s", args->timeout_s, "per-schema time limit (default 60)")->check(number_option(above(0)));
+  cmd->add_option("--jobs", args->jobs, "schemas run at once, each single-threaded (default 1)")
+      ->check(integer_option<int>(1));
+  cmd->add_option("--limit", args->limit, "only the first N schemas (sorted by name)")->check(integer_option<size_t>(0));
+  cmd->add_option("--sample", args->sample, "a seeded random sample of N schemas")->check(integer_option<size_t>(0));
+  cmd->add_option("--seed", args->seed, "sample seed (default 1)")->check(integer_option<uint64_t>(0));
   cmd->add_option("--details", args->details, "write one JSON line per schema to this file");
-  cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)");
+  cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)")
+      ->check(integer_option<size_t>(1));
   cmd->add_option("--classify", args->classify, "lazy (default: states classified on first use) or eager")
       ->check(CLI::IsMember({"eager", "lazy"}));
   cmd->callback([args, &status] { status = run_maskbench(*args); });

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/option_checks.h"
 #include "cli/result_json.h"
 #include "models/model_error.h"
 #include "models/qwen3/make_model.h"
@@ -113,7 +114,7 @@ void register_model_commands(CLI::App& app, int& status) {
   make->add_option("--tokenizer", args->tokenizer, "qwen3 (npm asset), a tokenizer.json or a folder holding one")
       ->capture_default_str();
   make->add_option("--preset", args->preset, "tiny | small | 0.6b")->check(CLI::IsMember({"tiny", "small", "0.6b"}))->capture_default_str();
-  make->add_option("--seed", args->seed, "random seed")->capture_default_str();
+  make->add_option("--seed", args->seed, "random seed")->check(integer_option<uint64_t>(0))->capture_default_str();
   make->add_option("--out", args->out, "output folder (written under a temporary name, then renamed)")->required();
   make->add_option("--dtype", args->dtype, "safetensors dtype")->check(CLI::IsMember({"bf16", "f16", "f32"}))->capture_default_str();
   make->add_option("--gguf", args->gguf, "also write the same weights as this GGUF file");

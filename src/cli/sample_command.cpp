@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/constraint_flags.h"
+#include "cli/option_checks.h"
 #include "grammar/matcher.h"
 #include "ninfer/constraint_error.h"
 #include "text/constraint_compiler.h"
@@ -411,18 +412,24 @@ void register_sample_command(CLI::App& grammar, int& status) {
   auto* dir = cmd->add_option("--maskbench", args->maskbench_dir, "folder of MaskBench *.json files");
   file->excludes(dir);
   cmd->add_option("--sample", args->sample, "MaskBench: a seeded random sample of N schemas (default: all)")
+      ->check(integer_option<size_t>(0))
       ->needs(dir);
-  cmd->add_option("--seed", args->seed, "seed of the sample and of the walks (default 1)");
+  cmd->add_option("--seed", args->seed, "seed of the sample and of the walks (default 1)")
+      ->check(integer_option<uint64_t>(0));
   cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder")->required();
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(*cmd, args->property_order);
-  cmd->add_option("--count", args->count, "instances per schema (default 4)");
-  cmd->add_option("--max-tokens", args->max_tokens, "token cap per instance, EOS not counted (default 256)");
+  cmd->add_option("--count", args->count, "instances per schema (default 4)")->check(integer_option<size_t>(1));
+  cmd->add_option("--max-tokens", args->max_tokens, "token cap per instance, EOS not counted (default 256)")
+      ->check(integer_option<size_t>(1));
   cmd->add_option("--eos-probability", args->eos_probability,
-                  "chance of picking EOS when it is allowed (default 0.5; negative: EOS is one more uniform candidate)");
-  cmd->add_option("--timeout-s", args->timeout_s, "time limit per schema: compile and walks (default 60)");
-  cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)");
+                  "chance of picking EOS when it is allowed (default 0.5; negative: EOS is one more uniform candidate)")
+      ->check(number_option(at_most(1)));
+  cmd->add_option("--timeout-s", args->timeout_s, "time limit per schema: compile and walks (default 60)")
+      ->check(number_option(above(0)));
+  cmd->add_option("--memory-gib", args->memory_gib, "address-space limit per schema process (default 8)")
+      ->check(integer_option<size_t>(1));
   cmd->add_flag("--in-process", args->in_process, "no child process per schema (debugging)");
   cmd->callback([args, &status] { status = run_sample(*args); });
 }

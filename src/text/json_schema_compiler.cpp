@@ -319,7 +319,8 @@ class Emitter {
     return seq({optional(lit("-")), int_part, frac, exp});
   }
 
-  // Numbers between two bounds (infinite = none) as plain decimals; null when the range is empty.
+  // Numbers between two bounds (infinite = none) in every spelling of the family of
+  // number_automaton.h (exponents included), integers as plain integer text; null when the range is empty.
   std::shared_ptr<const grammar::ByteAutomaton> bounded_number(double lower, bool lower_ex, double upper, bool upper_ex,
                                                                bool integral, uint64_t modulus, const Shape& s) {
     NumberSpec spec;

@@ -359,18 +359,23 @@ TEST(JsonSchemaKeywords, ExclusiveBounds) {
 
 TEST(JsonSchemaKeywords, BoundedNumbersCompareExactly) {
   const std::string s = R"({"type":"number","minimum":-1.5,"maximum":2.25})";
-  expect_language(s, {"-1.5", "-1.49", "0", "0.5", "2.25", "2.2499999", "1", "-1", "2.250", "0.0"},
-                  {"-1.51", "2.2500001", "2.26", "3", "-2", "1e0", "2.25e0", "00.5", ".5", "1.", "-0", "+1",
-                   "2.2500000000000000001"});
+  expect_language(s, {"-1.5", "-1.49", "0", "0.5", "2.25", "2.2499999", "1", "-1", "2.250", "0.0", "1e0", "2.25e0",
+                      "-0", "225E-2", "-15e-1", "0.0225e+2", "-0.15e1", "0e99", "2.25e000"},
+                  {"-1.51", "2.2500001", "2.26", "3", "-2", "00.5", ".5", "1.", "+1", "2.2500000000000000001", "2.26e0",
+                   "226e-2", "-1.51e0", "1e1", "1e", "1e+", "1.e0", "e1", "-0.151e1"});
   // Bounds are compared as the decimals written in the schema, not as binary64 values:
   // 0.30000000000000001 parses to the same double as 0.3 but is above it.
   expect_language(R"({"type":"number","maximum":0.3})", {"0.3", "0.29999999999999999", "-5"},
                   {"0.30000000000000001", "0.3000000000000001", "0.31"});
   expect_language(R"({"type":"number","minimum":0.1})", {"0.1", "0.10000000000000001", "7"},
                   {"0.09999999999999999", "0"});
-  // A bounded number is a plain decimal (no exponent) of magnitude below 1e15.
-  expect_language(R"({"type":"number","minimum":0})", {"0", "12.5", "999999999999999", "999999999999999.5"},
-                  {"1e3", "-1", "1000000000000000"});
+  // Exponent spellings are accepted within the bounds (issue 10: 1e0 and 10e-1 under [0.5, 1.5]).
+  expect_language(R"({"type":"number","minimum":0.5,"maximum":1.5})", {"1e0", "10e-1", "1", "0.5", "1.5", "15E-1", "5e-1"},
+                  {"1e1", "1e-1", "16e-1", "4.9e-1", "0"});
+  // A mantissa's integer part has at most 15 digits, the exponent at most 290 (finite binary64).
+  expect_language(R"({"type":"number","minimum":0})",
+                  {"0", "12.5", "999999999999999", "999999999999999.5", "1e3", "1e290", "1.5e-290", "15E+289"},
+                  {"-1", "1000000000000000", "1e291", "1e308", "1e-400", "-1e-3"});
 }
 
 TEST(JsonSchemaKeywords, BoundedNumberDigitCaps) {
