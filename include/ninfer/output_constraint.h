@@ -21,10 +21,22 @@ enum class JsonPropertyOrder {
   Flexible,
 };
 
+// What a JSON Schema may hold besides the keywords the compiler enforces (docs/json-schema.md,
+// "Keywords the compiler does not enforce").
+enum class SchemaStrictness {
+  // Keywords that no draft defines (vendor extensions such as x-*, javaType, nullable) are
+  // ignored and listed in ignored_keywords; an unknown keyword that looks like a typo of an
+  // assertion keyword (maxLenght) is an InvalidJsonSchema error.
+  Standard,
+  // Every keyword that Standard would list is an UnsupportedSchema error.
+  Strict,
+};
+
 struct JsonFormatOptions {
   JsonWhitespace whitespace = JsonWhitespace::Compact;
   uint32_t max_whitespace_run = 8;  // Flexible only: longest run of whitespace bytes between tokens
   JsonPropertyOrder property_order = JsonPropertyOrder::Declared;
+  SchemaStrictness schema_strictness = SchemaStrictness::Standard;  // JSON Schema only
 };
 
 class OutputConstraint {

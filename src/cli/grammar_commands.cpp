@@ -52,7 +52,12 @@ int run_check(const CheckArgs& args) {
   }
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   try {
-    compiled = text::compile_constraint(build_constraint(args.constraint), domain).grammar;
+    const OutputConstraint constraint = build_constraint(args.constraint);
+    text::CompiledConstraint cc = text::compile_constraint(constraint, domain);
+    compiled = cc.grammar;
+    // A JSON Schema first gets one line with the keywords its grammar does not enforce.
+    if (constraint.kind() == OutputConstraint::Kind::JsonSchema)
+      std::cout << nlohmann::json{{"ignored_keywords", cc.ignored_keywords}}.dump() << "\n";
   } catch (const std::exception& e) {
     return report_constraint_error(e);
   }

@@ -14,7 +14,8 @@ nlohmann::json constraint_report_json(const ConstraintReport& c) {
                    {"terminated", c.terminated},
                    {"cache", cache_outcome_name(c.cache)},
                    {"masked_positions", c.masked_positions},
-                   {"mask_bytes_uploaded", c.mask_bytes_uploaded}};
+                   {"mask_bytes_uploaded", c.mask_bytes_uploaded},
+                   {"ignored_keywords", c.ignored_keywords}};
   if (c.timed)
     j["cpu_seconds"] = {{"prepare", c.prepare_cpu_s}, {"mask", c.mask_cpu_s}, {"accept", c.accept_cpu_s}};
   return j;

@@ -57,6 +57,7 @@ class OutputSession {
 
   ConstraintReport report() const;
   void add_prepare_cpu(double s) { report_.prepare_cpu_s += s; }
+  void set_ignored_keywords(std::vector<std::string> pointers) { report_.ignored_keywords = std::move(pointers); }
 
  private:
   std::shared_ptr<const tokenizer::Tokenizer> tok_;

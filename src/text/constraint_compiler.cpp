@@ -49,20 +49,20 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
   switch (c.kind()) {
     case OutputConstraint::Kind::Grammar:
       try {
-        return {grammar::parse_gbnf(c.source()), ""};
+        return {grammar::parse_gbnf(c.source()), "", {}};
       } catch (const grammar::GrammarError& e) {
         throw ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
       }
     case OutputConstraint::Kind::JsonObject: {
       auto l = json_object_grammar(c.json_options());
-      return {std::move(l.grammar), l.unsat_pointer};
+      return {std::move(l.grammar), l.unsat_pointer, {}};
     }
     case OutputConstraint::Kind::JsonSchema: {
       auto l = json_schema_grammar(c.source(), c.json_options());
-      return {std::move(l.grammar), l.unsat_pointer};
+      return {std::move(l.grammar), l.unsat_pointer, std::move(l.ignored_keywords)};
     }
     case OutputConstraint::Kind::Choice:
-      return {choice_grammar(c.choices()), ""};
+      return {choice_grammar(c.choices()), "", {}};
     case OutputConstraint::Kind::Regex: {
       CharAutomaton a;
       try {
@@ -75,7 +75,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       const int32_t body = a.to_ir(g, Encoding::Raw);
       g.rules.push_back({"root", body, -1, {}});
       g.root = 0;
-      return {std::move(g), ""};
+      return {std::move(g), "", {}};
     }
   }
   throw ConstraintError(ConstraintErrorKind::InvalidGrammar, "unknown constraint kind");
@@ -84,17 +84,26 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
 CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shared_ptr<const grammar::TokenDomain>& domain,
                                       grammar::CompileCache* cache, const grammar::CompileOptions& options) {
   std::string unsat;
+  std::vector<std::string> ignored;
+  bool lowered = false;
   auto make = [&] {
     LoweredConstraint l = lower_constraint(c);
     unsat = l.unsat_pointer;
+    ignored = std::move(l.ignored_keywords);
+    lowered = true;
     return std::move(l.grammar);
   };
   try {
     if (cache) {
       auto r = cache->get(c.cache_key(), make, options);
-      return {r.grammar, r.source};
+      // A hit (or a wait on another thread's build) did not lower here: the keyword list is
+      // recomputed, a parse and one walk of the schema.
+      if (!lowered && c.kind() == OutputConstraint::Kind::JsonSchema)
+        ignored = json_schema_ignored_keywords(c.source(), c.json_options());
+      return {r.grammar, r.source, std::move(ignored)};
     }
-    return {grammar::compile(make(), domain, options), grammar::CompileCache::Source::Built};
+    auto g = grammar::compile(make(), domain, options);
+    return {std::move(g), grammar::CompileCache::Source::Built, std::move(ignored)};
   } catch (const grammar::GrammarError& e) {
     throw from_grammar_error(c, e, unsat);
   }

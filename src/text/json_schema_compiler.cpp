@@ -19,6 +19,7 @@
 #include "text/json_text.h"
 #include "text/number_automaton.h"
 #include "text/schema_errors.h"
+#include "text/schema_keywords.h"
 #include "text/schema_shape.h"
 
 namespace ninfer::text {
@@ -903,6 +904,7 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
                                   const SchemaLimits& limits) {
   SchemaDocument doc(schema_text);
   LoweredSchema out;
+  out.ignored_keywords = audit_keywords(doc, format.schema_strictness);  // typos fail before any lowering
   Grammar& g = out.grammar;
   g.rules.push_back({"root", -1, -1, {}});
   g.root = 0;
@@ -910,6 +912,10 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
   g.rules[0].body = em.value_ref({SchemaNode{&doc.root(), ""}});
   out.unsat_pointer = em.first_unsat();
   return out;
+}
+
+std::vector<std::string> json_schema_ignored_keywords(std::string_view schema_text, const JsonFormatOptions& format) {
+  return audit_keywords(SchemaDocument(schema_text), format.schema_strictness);
 }
 
 LoweredSchema json_object_grammar(const JsonFormatOptions& format) {

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grammar/grammar_ir.h"
 #include "ninfer/output_constraint.h"
@@ -22,11 +23,17 @@ struct LoweredSchema {
   // Where the first unsatisfiable sub-schema was met: if the grammar turns out to derive nothing
   // (the compiler reports EmptyLanguage), the schema is Unsatisfiable at this pointer.
   std::string unsat_pointer;
+  // JSON Pointers of the keywords the grammar does not enforce (audit_keywords, schema_keywords.h).
+  std::vector<std::string> ignored_keywords;
 };
 
 // Throws ConstraintError (InvalidJsonSchema, UnsupportedSchema) with a JSON Pointer.
 LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
                                   const SchemaLimits& limits = {});
+
+// The ignored_keywords of json_schema_grammar without lowering (a parse and one walk), for
+// results that come from a compile cache. Throws what json_schema_grammar's keyword audit throws.
+std::vector<std::string> json_schema_ignored_keywords(std::string_view schema_text, const JsonFormatOptions& format);
 
 // Any JSON object.
 LoweredSchema json_object_grammar(const JsonFormatOptions& format);
