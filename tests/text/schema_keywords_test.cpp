@@ -213,6 +213,15 @@ TEST(SchemaKeywords, CacheHitsReportTheSameIgnoredKeywords) {
   EXPECT_EQ(built.ignored_keywords, (Pointers{"/properties/a/javaType", "/x-tag"}));
   EXPECT_EQ(hit.ignored_keywords, built.ignored_keywords);
   EXPECT_EQ(hit.grammar, built.grammar);
+  // Each entry keeps its own list, whatever was compiled in between.
+  const std::string other = R"({"type":"integer","nullable":true})";
+  EXPECT_EQ(compile_constraint(OutputConstraint::json_schema(other), byte_domain(), &cache).ignored_keywords,
+            Pointers{"/nullable"});
+  const auto other_hit = compile_constraint(OutputConstraint::json_schema(other), byte_domain(), &cache);
+  EXPECT_EQ(other_hit.source, grammar::CompileCache::Source::Hit);
+  EXPECT_EQ(other_hit.ignored_keywords, Pointers{"/nullable"});
+  EXPECT_EQ(compile_constraint(OutputConstraint::json_schema(s), byte_domain(), &cache).ignored_keywords,
+            built.ignored_keywords);
 }
 
 TEST(SchemaKeywords, OtherConstraintKindsListNothing) {
