@@ -240,7 +240,12 @@ TEST(KeywordMutation, AMutatedKeywordIsNeverSilentlyDropped) {
         ++typo;
       } else {
         // Another failure (a $defs renamed away leaves its $refs dangling): loud, and the audit lists the name.
-        const auto audit = json_schema_ignored_keywords(mutated, {});
+        std::vector<std::string> audit;
+        try {
+          audit = json_schema_ignored_keywords(mutated, {});
+        } catch (const ConstraintError&) {
+          // A typo error elsewhere: not the mutated name's.
+        }
         if (std::find(audit.begin(), audit.end(), pointer) != audit.end()) {
           ++listed_then_failed;
           if (std::getenv("NINFER_MUTATION_VERBOSE")) std::printf("listed then failed: %s: %s\n", e.what(), where.c_str());
@@ -266,9 +271,11 @@ TEST(KeywordMutation, AMutatedKeywordIsNeverSilentlyDropped) {
                     << where;
     }
   }
-  std::printf("[keyword mutation] schemas %zu, mutations: known %d, listed %d, typo errors %d, listed then failed %d; "
-              "strict checked %d\n",
-              corpus.entries.size(), known, listed, typo, listed_then_failed, strict_checked);
+  const auto strict_clean = std::count_if(corpus.entries.begin(), corpus.entries.end(),
+                                          [](const Corpus::Entry& x) { return x.strict_clean; });
+  std::printf("[keyword mutation] schemas %zu (strict-clean %td), mutations: known %d, listed %d, typo errors %d, "
+              "listed then failed %d; strict checked %d\n",
+              corpus.entries.size(), strict_clean, known, listed, typo, listed_then_failed, strict_checked);
   EXPECT_GT(listed, 0);
   EXPECT_GT(typo, 0);
 }
