@@ -101,6 +101,8 @@ struct ConstraintReport {
   // JSON Schema: JSON Pointers of the keywords the constraint does not enforce (vendor and unknown
   // keywords, keywords of another draft, vendor formats; docs/json-schema.md), in document order.
   std::vector<std::string> ignored_keywords;
+  // SchemaStrictness::Lenient: the ignored keywords that look like typos of an assertion keyword.
+  std::vector<SuspectedTypo> suspected_typos;
 };
 
 struct Usage {

@@ -30,6 +30,19 @@ enum class SchemaStrictness {
   Standard,
   // Every keyword that Standard would list is an UnsupportedSchema error.
   Strict,
+  // What the specification says: every unknown keyword, typo-like ones included, is an annotation,
+  // ignored and listed in ignored_keywords; the typo-like ones are also listed in suspected_typos
+  // with the keyword they resemble. For consumers that judge outputs with a specification
+  // validator (MaskBench), where a misspelt assertion asserts nothing.
+  Lenient,
+};
+
+// An unknown keyword that looks like a typo of an assertion keyword; under SchemaStrictness::Lenient
+// it is ignored (and listed in ignored_keywords too) instead of being an error.
+struct SuspectedTypo {
+  std::string pointer;     // JSON Pointer of the keyword
+  std::string suggestion;  // the assertion keyword it resembles
+  bool operator==(const SuspectedTypo&) const = default;
 };
 
 struct JsonFormatOptions {

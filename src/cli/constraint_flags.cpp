@@ -28,10 +28,7 @@ void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/
   app.add_option("--whitespace", args.whitespace, "JSON whitespace: compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(app, args.property_order);
-  app.add_option("--schema-strictness", args.schema_strictness,
-                 "JSON Schema keywords no draft defines: standard (default: ignored and listed in ignored_keywords; "
-                 "likely typos are errors) or strict (every one is an error)")
-      ->check(CLI::IsMember({"standard", "strict"}));
+  add_schema_strictness_flag(app, args.schema_strictness);
   g->excludes(s, o, r, c);
   s->excludes(o, r, c);
   o->excludes(r, c);
@@ -45,10 +42,20 @@ void add_property_order_flag(CLI::App& app, std::string& order, const std::strin
       ->check(CLI::IsMember({"declared", "flexible"}));
 }
 
+void add_schema_strictness_flag(CLI::App& app, std::string& strictness, const std::string& default_strictness) {
+  app.add_option("--schema-strictness", strictness,
+                 "JSON Schema keywords no draft defines: standard (ignored and listed in ignored_keywords; likely "
+                 "typos are errors), strict (every one is an error) or lenient (every one ignored and listed, likely "
+                 "typos also in suspected_typos); default " + default_strictness)
+      ->check(CLI::IsMember({"standard", "strict", "lenient"}));
+}
+
 JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order,
                               const std::string& schema_strictness) {
   JsonFormatOptions f;
-  f.schema_strictness = schema_strictness == "strict" ? SchemaStrictness::Strict : SchemaStrictness::Standard;
+  f.schema_strictness = schema_strictness == "strict"    ? SchemaStrictness::Strict
+                        : schema_strictness == "lenient" ? SchemaStrictness::Lenient
+                                                         : SchemaStrictness::Standard;
   f.whitespace = whitespace == "flexible" ? JsonWhitespace::Flexible : JsonWhitespace::Compact;
   f.property_order = property_order == "flexible" ? JsonPropertyOrder::Flexible : JsonPropertyOrder::Declared;
   return f;

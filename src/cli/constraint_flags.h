@@ -29,6 +29,8 @@ JsonFormatOptions json_format(const std::string& whitespace, const std::string& 
                               const std::string& schema_strictness = "standard");
 // Adds --property-order (declared | flexible) bound to `order`.
 void add_property_order_flag(CLI::App& app, std::string& order, const std::string& default_order = "declared");
+// Adds --schema-strictness (standard | strict | lenient) bound to `strictness`.
+void add_schema_strictness_flag(CLI::App& app, std::string& strictness, const std::string& default_strictness = "standard");
 // Whether any constraint flag was given.
 bool has_constraint(const ConstraintArgs& args);
 // Reads the sources and builds the constraint; throws ConstraintError or std::runtime_error (I/O).

@@ -48,31 +48,31 @@ ConstraintError from_grammar_error(const OutputConstraint& c, const grammar::Gra
       .with_keyword("size");
 }
 
-// The ignored keywords of the schema grammars built through a compile cache, for its hits: the
-// alternative, parsing the schema again, costs about 0.1 ms per KB of schema (ordered JSON
+// The keyword audits (ignored keywords, suspected typos) of the schema grammars built through a
+// compile cache, for its hits: the alternative, parsing the schema again, costs about 0.1 ms per KB of schema (ordered JSON
 // objects), 80 ms for MaskBench's largest. Keyed by grammar identity, so it is exact while the
 // grammar lives; entries of grammars that have died are swept as the table grows.
 class IgnoredKeywordsMemo {
  public:
-  void put(const std::shared_ptr<const grammar::CompiledGrammar>& g, const std::vector<std::string>& pointers) {
+  void put(const std::shared_ptr<const grammar::CompiledGrammar>& g, const AuditedKeywords& audit) {
     std::lock_guard<std::mutex> lock(mu_);
     if (entries_.size() >= sweep_at_) {
       std::erase_if(entries_, [](const auto& e) { return e.second.grammar.expired(); });
       sweep_at_ = std::max<size_t>(64, 2 * entries_.size());
     }
-    entries_[g.get()] = {g, pointers};
+    entries_[g.get()] = {g, audit};
   }
-  std::optional<std::vector<std::string>> get(const std::shared_ptr<const grammar::CompiledGrammar>& g) {
+  std::optional<AuditedKeywords> get(const std::shared_ptr<const grammar::CompiledGrammar>& g) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(g.get());
     if (it == entries_.end() || it->second.grammar.lock() != g) return std::nullopt;  // a new grammar at a dead one's address
-    return it->second.pointers;
+    return it->second.audit;
   }
 
  private:
   struct Entry {
     std::weak_ptr<const grammar::CompiledGrammar> grammar;
-    std::vector<std::string> pointers;
+    AuditedKeywords audit;
   };
   std::mutex mu_;
   std::unordered_map<const grammar::CompiledGrammar*, Entry> entries_;
@@ -90,20 +90,20 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
   switch (c.kind()) {
     case OutputConstraint::Kind::Grammar:
       try {
-        return {grammar::parse_gbnf(c.source()), "", {}};
+        return {grammar::parse_gbnf(c.source()), "", {}, {}};
       } catch (const grammar::GrammarError& e) {
         throw ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
       }
     case OutputConstraint::Kind::JsonObject: {
       auto l = json_object_grammar(c.json_options());
-      return {std::move(l.grammar), l.unsat_pointer, {}};
+      return {std::move(l.grammar), l.unsat_pointer, {}, {}};
     }
     case OutputConstraint::Kind::JsonSchema: {
       auto l = json_schema_grammar(c.source(), c.json_options());
-      return {std::move(l.grammar), l.unsat_pointer, std::move(l.ignored_keywords)};
+      return {std::move(l.grammar), l.unsat_pointer, std::move(l.ignored_keywords), std::move(l.suspected_typos)};
     }
     case OutputConstraint::Kind::Choice:
-      return {choice_grammar(c.choices()), "", {}};
+      return {choice_grammar(c.choices()), "", {}, {}};
     case OutputConstraint::Kind::Regex: {
       CharAutomaton a;
       try {
@@ -116,7 +116,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       const int32_t body = a.to_ir(g, Encoding::Raw);
       g.rules.push_back({"root", body, -1, {}});
       g.root = 0;
-      return {std::move(g), "", {}};
+      return {std::move(g), "", {}, {}};
     }
   }
   throw ConstraintError(ConstraintErrorKind::InvalidGrammar, "unknown constraint kind");
@@ -125,12 +125,12 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
 CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shared_ptr<const grammar::TokenDomain>& domain,
                                       grammar::CompileCache* cache, const grammar::CompileOptions& options) {
   std::string unsat;
-  std::vector<std::string> ignored;
+  AuditedKeywords audit;
   bool lowered = false;
   auto make = [&] {
     LoweredConstraint l = lower_constraint(c);
     unsat = l.unsat_pointer;
-    ignored = std::move(l.ignored_keywords);
+    audit = {std::move(l.ignored_keywords), std::move(l.suspected_typos)};
     lowered = true;
     return std::move(l.grammar);
   };
@@ -139,18 +139,18 @@ CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shar
       auto r = cache->get(c.cache_key(), make, options);
       if (c.kind() == OutputConstraint::Kind::JsonSchema) {
         if (lowered) {
-          ignored_memo().put(r.grammar, ignored);
+          ignored_memo().put(r.grammar, audit);
         } else if (auto known = ignored_memo().get(r.grammar)) {
-          ignored = std::move(*known);
+          audit = std::move(*known);
         } else {
           // A waiter served before the builder recorded the list: read the schema again.
-          ignored = json_schema_ignored_keywords(c.source(), c.json_options());
+          audit = json_schema_keyword_audit(c.source(), c.json_options());
         }
       }
-      return {r.grammar, r.source, std::move(ignored)};
+      return {r.grammar, r.source, std::move(audit.ignored), std::move(audit.suspected_typos)};
     }
     auto g = grammar::compile(make(), domain, options);
-    return {std::move(g), grammar::CompileCache::Source::Built, std::move(ignored)};
+    return {std::move(g), grammar::CompileCache::Source::Built, std::move(audit.ignored), std::move(audit.suspected_typos)};
   } catch (const grammar::GrammarError& e) {
     throw from_grammar_error(c, e, unsat);
   }

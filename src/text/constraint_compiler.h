@@ -15,6 +15,7 @@ struct LoweredConstraint {
   grammar::Grammar grammar;
   std::string unsat_pointer;  // JSON Schema: where an empty language comes from
   std::vector<std::string> ignored_keywords;  // JSON Schema: pointers of keywords not enforced
+  std::vector<SuspectedTypo> suspected_typos;  // JSON Schema, Lenient: ignored keywords that look like typos
 };
 
 // Throws ConstraintError.
@@ -25,6 +26,8 @@ struct CompiledConstraint {
   grammar::CompileCache::Source source = grammar::CompileCache::Source::Built;
   // JSON Schema: pointers of the keywords the grammar does not enforce (cache hits too).
   std::vector<std::string> ignored_keywords;
+  // JSON Schema under SchemaStrictness::Lenient: the ignored keywords that look like typos.
+  std::vector<SuspectedTypo> suspected_typos;
 };
 
 // Lowers and compiles (through `cache` when given). GrammarErrors become ConstraintErrors:

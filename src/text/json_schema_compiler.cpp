@@ -904,7 +904,9 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
                                   const SchemaLimits& limits) {
   SchemaDocument doc(schema_text);
   LoweredSchema out;
-  out.ignored_keywords = audit_keywords(doc, format.schema_strictness);  // typos fail before any lowering
+  AuditedKeywords audit = audit_keywords(doc, format.schema_strictness);  // typos fail before any lowering
+  out.ignored_keywords = std::move(audit.ignored);
+  out.suspected_typos = std::move(audit.suspected_typos);
   Grammar& g = out.grammar;
   g.rules.push_back({"root", -1, -1, {}});
   g.root = 0;
@@ -914,7 +916,7 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
   return out;
 }
 
-std::vector<std::string> json_schema_ignored_keywords(std::string_view schema_text, const JsonFormatOptions& format) {
+AuditedKeywords json_schema_keyword_audit(std::string_view schema_text, const JsonFormatOptions& format) {
   return audit_keywords(SchemaDocument(schema_text), format.schema_strictness);
 }
 

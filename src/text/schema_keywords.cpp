@@ -180,10 +180,10 @@ class KeywordAudit {
  public:
   KeywordAudit(const SchemaDocument& doc, SchemaStrictness strictness)
       : doc_(doc),
-        strict_(strictness == SchemaStrictness::Strict),
+        strictness_(strictness),
         draft_(doc.draft() == SchemaDraft::Draft07 ? kDraft07Family : kDraft2020) {}
 
-  std::vector<std::string> run() {
+  AuditedKeywords run() {
     enter({&doc_.root(), ""});
     drain();
     // $ref targets outside the schema positions (inside an unknown keyword, say) are schemas too.
@@ -195,7 +195,7 @@ class KeywordAudit {
         drain();
       }
     }
-    return std::move(ignored_);
+    return std::move(found_);
   }
 
  private:
@@ -211,12 +211,12 @@ class KeywordAudit {
   };
 
   const SchemaDocument& doc_;
-  const bool strict_;
+  const SchemaStrictness strictness_;
   const uint8_t draft_;
   std::vector<Frame> stack_;
   std::vector<SchemaNode> ref_targets_;
   std::unordered_set<const Json*> seen_;
-  std::vector<std::string> ignored_;
+  AuditedKeywords found_;
 
   void enter(SchemaNode n) {
     if (!n.node->is_object() || !seen_.insert(n.node).second) return;  // booleans; invalid ones the compiler reports
@@ -245,8 +245,8 @@ class KeywordAudit {
   }
 
   void ignore(const std::string& keyword, const std::string& pointer, const std::string& why) {
-    if (strict_) throw_unsupported(keyword, pointer, why + " (schema strictness: strict)");
-    ignored_.push_back(pointer);
+    if (strictness_ == SchemaStrictness::Strict) throw_unsupported(keyword, pointer, why + " (schema strictness: strict)");
+    found_.ignored.push_back(pointer);
   }
 
   void read_keyword(const SchemaNode& n, uint32_t types, const std::string& key, const Json& v,
@@ -255,7 +255,12 @@ class KeywordAudit {
     const KeywordInfo* info = find_keyword(key);
     if (!info) {
       const std::string_view typo = likely_typo_of(key, v, types);
-      if (!typo.empty()) throw_invalid_schema(ptr, "unknown keyword '" + key + "' (did you mean '" + std::string(typo) + "'?)");
+      if (!typo.empty() && strictness_ != SchemaStrictness::Lenient)
+        throw ConstraintError(ConstraintErrorKind::InvalidJsonSchema,
+                              "unknown keyword '" + key + "' (did you mean '" + std::string(typo) + "'?) at '" + ptr + "'")
+            .at_pointer(ptr)
+            .with_keyword(key);
+      if (!typo.empty()) found_.suspected_typos.push_back({ptr, std::string(typo)});
       ignore(key, ptr, "no JSON Schema draft defines it");
       return;
     }
@@ -348,7 +353,7 @@ std::string_view likely_typo_of(std::string_view name, const Json& value, uint32
   return best;
 }
 
-std::vector<std::string> audit_keywords(const SchemaDocument& doc, SchemaStrictness strictness) {
+AuditedKeywords audit_keywords(const SchemaDocument& doc, SchemaStrictness strictness) {
   return KeywordAudit(doc, strictness).run();
 }
 

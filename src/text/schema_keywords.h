@@ -66,13 +66,20 @@ bool is_unsupported_keyword(std::string_view name);
 // rule is in docs/json-schema.md ("Typos").
 std::string_view likely_typo_of(std::string_view name, const Json& value, uint32_t types);
 
+// What the keyword audit found, in document order.
+struct AuditedKeywords {
+  std::vector<std::string> ignored;            // JSON Pointers of the keywords not enforced
+  std::vector<SuspectedTypo> suspected_typos;  // Lenient: the ignored ones that look like typos
+};
+
 // Walks every schema location of the document once (the root, every sub-schema position of every
 // keyword, $defs/definitions, and every $ref target), and returns, in document order, the JSON
 // Pointers of the keywords the compiler does not enforce: keywords that no draft defines,
 // keywords of another draft than the document's, an `id` that is not a string, and `format`
-// names that no draft or ajv-formats defines. Throws ConstraintError: InvalidJsonSchema for an
-// unknown keyword that looks like a typo (likely_typo_of); under SchemaStrictness::Strict,
-// UnsupportedSchema for the first keyword it would list.
-std::vector<std::string> audit_keywords(const SchemaDocument& doc, SchemaStrictness strictness);
+// names that no draft or ajv-formats defines. Throws ConstraintError: InvalidJsonSchema (with the
+// keyword) for an unknown keyword that looks like a typo (likely_typo_of), except under
+// SchemaStrictness::Lenient, which lists it and records it in suspected_typos; under
+// SchemaStrictness::Strict, UnsupportedSchema for the first keyword it would list.
+AuditedKeywords audit_keywords(const SchemaDocument& doc, SchemaStrictness strictness);
 
 }  // namespace ninfer::text

