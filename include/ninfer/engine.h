@@ -98,6 +98,11 @@ struct ConstraintReport {
   double prepare_cpu_s = 0;          // constraint preparation (compile or cache lookup, matcher init)
   double mask_cpu_s = 0;             // mask fill / lookahead / rollback
   double accept_cpu_s = 0;           // preview / commit / discard
+  // JSON Schema: JSON Pointers of the keywords the constraint does not enforce (vendor and unknown
+  // keywords, keywords of another draft, vendor formats; docs/json-schema.md), in document order.
+  std::vector<std::string> ignored_keywords;
+  // SchemaStrictness::Lenient: the ignored keywords that look like typos of an assertion keyword.
+  std::vector<SuspectedTypo> suspected_typos;
 };
 
 struct Usage {

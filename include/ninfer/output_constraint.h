@@ -21,10 +21,35 @@ enum class JsonPropertyOrder {
   Flexible,
 };
 
+// What a JSON Schema may hold besides the keywords the compiler enforces (docs/json-schema.md,
+// "Keywords the compiler does not enforce").
+enum class SchemaStrictness {
+  // Keywords that no draft defines (vendor extensions such as x-*, javaType, nullable) are
+  // ignored and listed in ignored_keywords; an unknown keyword that looks like a typo of an
+  // assertion keyword (maxLenght) is an InvalidJsonSchema error.
+  Standard,
+  // Every keyword that Standard would list is an UnsupportedSchema error.
+  Strict,
+  // What the specification says: every unknown keyword, typo-like ones included, is an annotation,
+  // ignored and listed in ignored_keywords; the typo-like ones are also listed in suspected_typos
+  // with the keyword they resemble. For consumers that judge outputs with a specification
+  // validator (MaskBench), where a misspelt assertion asserts nothing.
+  Lenient,
+};
+
+// An unknown keyword that looks like a typo of an assertion keyword; under SchemaStrictness::Lenient
+// it is ignored (and listed in ignored_keywords too) instead of being an error.
+struct SuspectedTypo {
+  std::string pointer;     // JSON Pointer of the keyword
+  std::string suggestion;  // the assertion keyword it resembles
+  bool operator==(const SuspectedTypo&) const = default;
+};
+
 struct JsonFormatOptions {
   JsonWhitespace whitespace = JsonWhitespace::Compact;
   uint32_t max_whitespace_run = 8;  // Flexible only: longest run of whitespace bytes between tokens
   JsonPropertyOrder property_order = JsonPropertyOrder::Declared;
+  SchemaStrictness schema_strictness = SchemaStrictness::Standard;  // JSON Schema only
 };
 
 class OutputConstraint {

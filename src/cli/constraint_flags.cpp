@@ -28,6 +28,7 @@ void add_constraint_flags(CLI::App& app, ConstraintArgs& args, bool /*required*/
   app.add_option("--whitespace", args.whitespace, "JSON whitespace: compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(app, args.property_order);
+  add_schema_strictness_flag(app, args.schema_strictness);
   g->excludes(s, o, r, c);
   s->excludes(o, r, c);
   o->excludes(r, c);
@@ -41,8 +42,20 @@ void add_property_order_flag(CLI::App& app, std::string& order, const std::strin
       ->check(CLI::IsMember({"declared", "flexible"}));
 }
 
-JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order) {
+void add_schema_strictness_flag(CLI::App& app, std::string& strictness, const std::string& default_strictness) {
+  app.add_option("--schema-strictness", strictness,
+                 "JSON Schema keywords no draft defines: standard (ignored and listed in ignored_keywords; likely "
+                 "typos are errors), strict (every one is an error) or lenient (every one ignored and listed, likely "
+                 "typos also in suspected_typos); default " + default_strictness)
+      ->check(CLI::IsMember({"standard", "strict", "lenient"}));
+}
+
+JsonFormatOptions json_format(const std::string& whitespace, const std::string& property_order,
+                              const std::string& schema_strictness) {
   JsonFormatOptions f;
+  f.schema_strictness = schema_strictness == "strict"    ? SchemaStrictness::Strict
+                        : schema_strictness == "lenient" ? SchemaStrictness::Lenient
+                                                         : SchemaStrictness::Standard;
   f.whitespace = whitespace == "flexible" ? JsonWhitespace::Flexible : JsonWhitespace::Compact;
   f.property_order = property_order == "flexible" ? JsonPropertyOrder::Flexible : JsonPropertyOrder::Declared;
   return f;
@@ -56,7 +69,8 @@ bool has_constraint(const ConstraintArgs& args) {
 OutputConstraint build_constraint(const ConstraintArgs& args) {
   if (!args.grammar_file.empty()) return OutputConstraint::grammar(read_file(args.grammar_file));
   if (!args.json_schema_file.empty())
-    return OutputConstraint::json_schema(read_file(args.json_schema_file), json_format(args.whitespace, args.property_order));
+    return OutputConstraint::json_schema(read_file(args.json_schema_file),
+                                         json_format(args.whitespace, args.property_order, args.schema_strictness));
   if (args.json_object) return OutputConstraint::json_object(json_format(args.whitespace, args.property_order));
   if (args.has_regex) return OutputConstraint::regex(args.regex);
   if (!args.choices.empty()) return OutputConstraint::choice(args.choices);

@@ -71,6 +71,10 @@ int run_generate(const GenerateArgs& a) {
     } else {
       std::cerr << "[finish_reason=" << finish_reason_name(r.finish_reason) << " tokens=" << r.usage.completion_tokens;
       if (r.constraint) std::cerr << " complete=" << r.constraint->complete << " terminated=" << r.constraint->terminated;
+      if (r.constraint && !r.constraint->ignored_keywords.empty())
+        std::cerr << " ignored_keywords=" << nlohmann::json(r.constraint->ignored_keywords).dump();
+      if (r.constraint && !r.constraint->suspected_typos.empty())
+        std::cerr << " suspected_typos=" << suspected_typos_json(r.constraint->suspected_typos).dump();
       if (r.error) std::cerr << " error=" << request_error_kind_name(*r.error) << ": " << r.error_message;
       std::cerr << "]\n";
     }

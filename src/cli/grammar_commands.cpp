@@ -12,6 +12,7 @@
 #include "cli/latency_stats.h"
 #include "cli/maskbench_command.h"
 #include "cli/option_checks.h"
+#include "cli/result_json.h"
 #include "cli/sample_command.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/explain.h"
@@ -56,7 +57,16 @@ int run_check(const CheckArgs& args) {
   }
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   try {
-    compiled = text::compile_constraint(build_constraint(args.constraint), domain).grammar;
+    const OutputConstraint constraint = build_constraint(args.constraint);
+    text::CompiledConstraint cc = text::compile_constraint(constraint, domain);
+    compiled = cc.grammar;
+    // A JSON Schema first gets one line with the keywords its grammar does not enforce (and,
+    // under lenient strictness, the ones among them that look like typos).
+    if (constraint.kind() == OutputConstraint::Kind::JsonSchema) {
+      nlohmann::json first{{"ignored_keywords", cc.ignored_keywords}};
+      if (!cc.suspected_typos.empty()) first["suspected_typos"] = suspected_typos_json(cc.suspected_typos);
+      std::cout << first.dump() << "\n";
+    }
   } catch (const std::exception& e) {
     return report_constraint_error(e);
   }

@@ -19,9 +19,11 @@
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
+#include "cli/result_json.h"
 #include "grammar/matcher.h"
 #include "ninfer/constraint_error.h"
 #include "text/constraint_compiler.h"
+#include "text/json_schema_compiler.h"
 #include "text/json_text.h"
 #include "tokenizer/token_domain_source.h"
 #include "tokenizer/tokenizer.h"
@@ -39,6 +41,10 @@ struct MaskbenchArgs {
   // MaskBench feeds each instance in its own key order: the schema's language (any order), not
   // the declared-order generation default, is what its valid instances must pass.
   std::string property_order = "flexible";
+  // MaskBench judges instances with a specification validator, for which every unknown keyword,
+  // a misspelt assertion included, is an annotation: lenient strictness compiles the language it
+  // judges by (and still reports the suspected typos).
+  std::string schema_strictness = "lenient";
   double timeout_s = 60;
   int jobs = 1;
   size_t limit = 0;    // 0 = every schema
@@ -67,13 +73,25 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   auto t0 = Clock::now();
   try {
-    compiled = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain, nullptr, opts).grammar;
+    text::CompiledConstraint cc = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain, nullptr, opts);
+    compiled = std::move(cc.grammar);
+    if (!cc.suspected_typos.empty()) r["suspected_typos"] = suspected_typos_json(cc.suspected_typos);
   } catch (const ConstraintError& e) {
     r["status"] = "compile_error";
     r["error_kind"] = constraint_error_kind_name(e.kind());
     r["keyword"] = e.keyword();
     r["pointer"] = e.pointer();
     r["message"] = e.what();
+    // The schema's suspected typos whatever the error (a typo error under standard strictness, or
+    // another keyword): a lenient audit lists them all.
+    try {
+      JsonFormatOptions lenient = fmt;
+      lenient.schema_strictness = SchemaStrictness::Lenient;
+      const auto audit = text::json_schema_keyword_audit(schema, lenient);
+      if (!audit.suspected_typos.empty()) r["suspected_typos"] = suspected_typos_json(audit.suspected_typos);
+    } catch (const ConstraintError&) {
+      // Not a readable schema: its error says so.
+    }
     return r;
   }
   r["ttfm_us"] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -132,7 +150,8 @@ int run_maskbench(const MaskbenchArgs& args) {
   auto tok = tokenizer::Tokenizer::load(args.tokenizer);
   signal(SIGPIPE, SIG_IGN);
   auto domain = tokenizer::build_token_domain(*tok);
-  const JsonFormatOptions fmt = json_format(args.whitespace, args.property_order);
+  // Forked workers inherit `fmt` (strictness included) with the rest of this frame.
+  const JsonFormatOptions fmt = json_format(args.whitespace, args.property_order, args.schema_strictness);
 
   // Persistent worker processes (warm allocators, like a serving process); a worker that crashes,
   // runs out of memory or overruns the time limit is replaced and only its schema is charged.
@@ -246,6 +265,7 @@ int run_maskbench(const MaskbenchArgs& args) {
   std::map<std::string, size_t> counts;
   std::map<std::string, size_t> unsupported;
   std::vector<double> tbm, ttfm;
+  size_t suspected_typo_schemas = 0;
   std::unique_ptr<std::ofstream> details;
   if (!args.details.empty()) details = std::make_unique<std::ofstream>(args.details);
   for (auto& r : results) {
@@ -255,6 +275,7 @@ int run_maskbench(const MaskbenchArgs& args) {
       std::string key = r.value("error_kind", "") + (r.value("keyword", "").empty() ? "" : ":" + r.value("keyword", ""));
       ++unsupported[key];
     }
+    if (r.contains("suspected_typos")) ++suspected_typo_schemas;
     if (r.contains("ttfm_us")) ttfm.push_back(r["ttfm_us"].get<double>());
     if (r.contains("tbm_us"))
       for (const auto& x : r["tbm_us"]) tbm.push_back(x.get<double>());
@@ -267,6 +288,7 @@ int run_maskbench(const MaskbenchArgs& args) {
   out["tokenizer"] = args.tokenizer;
   out["whitespace"] = args.whitespace;
   out["property_order"] = args.property_order;
+  out["schema_strictness"] = args.schema_strictness;
   out["classify"] = args.classify;
   out["schemas"] = results.size();
   out["passing"] = counts["pass"];
@@ -278,6 +300,8 @@ int run_maskbench(const MaskbenchArgs& args) {
   out["crash"] = counts["crash"] + counts["bad_file"];
   out["oom"] = counts["oom"];
   out["timeout"] = counts["timeout"];
+  // Schemas with a keyword that looks like a misspelt assertion (ignored under lenient strictness).
+  out["suspected_typo_schemas"] = suspected_typo_schemas;
   out["masks"] = tbm.size();
   auto pick = [](nlohmann::ordered_json s) {
     s.erase("count");
@@ -298,6 +322,12 @@ void register_maskbench_command(CLI::App& grammar, int& status) {
   cmd->add_option("--tokenizer", args->tokenizer, "qwen3 | llama3_1 | tokenizer.json | model folder");
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(*cmd, args->property_order, "flexible");
+  add_schema_strictness_flag(*cmd, args->schema_strictness, "lenient");
+  cmd->footer(
+      "--schema-strictness defaults to lenient here (standard elsewhere): MaskBench judges instances with a "
+      "specification validator, for which an unknown keyword, a misspelt assertion included, asserts nothing; "
+      "suspected_typo_schemas counts the schemas whose typos were ignored. --property-order defaults to flexible "
+      "because MaskBench feeds each instance in its own key order.");
   cmd->add_option("--timeout-s", args->timeout_s, "per-schema time limit (default 60)")->check(number_option(above(0)));
   cmd->add_option("--jobs", args->jobs, "schemas run at once, each single-threaded (default 1)")
       ->check(integer_option<int>(1));

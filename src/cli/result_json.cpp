@@ -8,13 +8,22 @@
 
 namespace ninfer::cli {
 
+nlohmann::json suspected_typos_json(const std::vector<SuspectedTypo>& typos) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& t : typos) list.push_back({{"pointer", t.pointer}, {"suggestion", t.suggestion}});
+  return list;
+}
+
 nlohmann::json constraint_report_json(const ConstraintReport& c) {
   nlohmann::json j{{"branch", c.branch},
                    {"complete", c.complete},
                    {"terminated", c.terminated},
                    {"cache", cache_outcome_name(c.cache)},
                    {"masked_positions", c.masked_positions},
-                   {"mask_bytes_uploaded", c.mask_bytes_uploaded}};
+                   {"mask_bytes_uploaded", c.mask_bytes_uploaded},
+                   {"ignored_keywords", c.ignored_keywords}};
+  // Only lenient strictness ever has suspected typos: the key stays out of other reports.
+  if (!c.suspected_typos.empty()) j["suspected_typos"] = suspected_typos_json(c.suspected_typos);
   if (c.timed)
     j["cpu_seconds"] = {{"prepare", c.prepare_cpu_s}, {"mask", c.mask_cpu_s}, {"accept", c.accept_cpu_s}};
   return j;

@@ -9,6 +9,8 @@
 namespace ninfer::cli {
 
 nlohmann::json constraint_report_json(const ConstraintReport& c);
+// [{"pointer": ..., "suggestion": ...}, ...]
+nlohmann::json suspected_typos_json(const std::vector<SuspectedTypo>& typos);
 nlohmann::json generation_result_json(const GenerationResult& r);
 // Prints {"error": {kind, message, location}} for a constraint, request or model error; returns 2.
 int report_request_error(const std::exception& e);

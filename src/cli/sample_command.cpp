@@ -38,6 +38,7 @@ struct SampleArgs {
   std::string tokenizer;
   std::string whitespace = "compact";
   std::string property_order = "declared";
+  std::string schema_strictness = "standard";
   size_t count = 4;
   size_t max_tokens = 256;
   double eos_probability = 0.5;  // < 0: no bias, EOS is one allowed token among the others
@@ -214,8 +215,8 @@ void run_schema(const Schema& schema, const std::shared_ptr<const grammar::Token
   }
   std::shared_ptr<const grammar::CompiledGrammar> compiled;
   try {
-    compiled = text::compile_constraint(OutputConstraint::json_schema(source, json_format(args.whitespace, args.property_order)), domain)
-                   .grammar;
+    const JsonFormatOptions fmt = json_format(args.whitespace, args.property_order, args.schema_strictness);
+    compiled = text::compile_constraint(OutputConstraint::json_schema(source, fmt), domain).grammar;
   } catch (const ConstraintError& e) {
     nlohmann::ordered_json err;
     err["kind"] = constraint_error_kind_name(e.kind());
@@ -420,6 +421,7 @@ void register_sample_command(CLI::App& grammar, int& status) {
   cmd->add_option("--whitespace", args->whitespace, "compact (default) or flexible")
       ->check(CLI::IsMember({"compact", "flexible"}));
   add_property_order_flag(*cmd, args->property_order);
+  add_schema_strictness_flag(*cmd, args->schema_strictness);
   cmd->add_option("--count", args->count, "instances per schema (default 4)")->check(integer_option<size_t>(1));
   cmd->add_option("--max-tokens", args->max_tokens, "token cap per instance, EOS not counted (default 256)")
       ->check(integer_option<size_t>(1));

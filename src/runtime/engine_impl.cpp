@@ -147,6 +147,7 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
                              : cc.source == grammar::CompileCache::Source::Waited ? CacheOutcome::Waited
                                                                                   : CacheOutcome::Built;
       req->session = std::make_unique<runtime::OutputSession>(tok_, std::move(cc.grammar), outcome, options.phase_timings);
+      req->session->set_ignored_keywords(std::move(cc.ignored_keywords), std::move(cc.suspected_typos));
       if (!req->session->initial_mask_nonempty())
         throw RequestError(RequestErrorKind::EmptyInitialMask, "the constraint allows no token at the first position");
       if (options.phase_timings) req->session->add_prepare_cpu(runtime::thread_cpu_seconds() - cpu0);

@@ -61,6 +61,10 @@ class OutputSession {
 
   ConstraintReport report() const;
   void add_prepare_cpu(double s) { report_.prepare_cpu_s += s; }
+  void set_ignored_keywords(std::vector<std::string> pointers, std::vector<SuspectedTypo> typos) {
+    report_.ignored_keywords = std::move(pointers);
+    report_.suspected_typos = std::move(typos);
+  }
 
  private:
   std::shared_ptr<const tokenizer::Tokenizer> tok_;

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grammar/compile_cache.h"
 #include "grammar/compiled_grammar.h"
@@ -13,6 +14,8 @@ namespace ninfer::text {
 struct LoweredConstraint {
   grammar::Grammar grammar;
   std::string unsat_pointer;  // JSON Schema: where an empty language comes from
+  std::vector<std::string> ignored_keywords;  // JSON Schema: pointers of keywords not enforced
+  std::vector<SuspectedTypo> suspected_typos;  // JSON Schema, Lenient: ignored keywords that look like typos
 };
 
 // Throws ConstraintError.
@@ -21,6 +24,10 @@ LoweredConstraint lower_constraint(const OutputConstraint& constraint);
 struct CompiledConstraint {
   std::shared_ptr<const grammar::CompiledGrammar> grammar;
   grammar::CompileCache::Source source = grammar::CompileCache::Source::Built;
+  // JSON Schema: pointers of the keywords the grammar does not enforce (cache hits too).
+  std::vector<std::string> ignored_keywords;
+  // JSON Schema under SchemaStrictness::Lenient: the ignored keywords that look like typos.
+  std::vector<SuspectedTypo> suspected_typos;
 };
 
 // Lowers and compiles (through `cache` when given). GrammarErrors become ConstraintErrors:

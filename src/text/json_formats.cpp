@@ -84,6 +84,10 @@ bool format_is_annotation(const std::string& f) {
   return true;
 }
 
+bool format_is_defined(const std::string& f) {
+  return f == "binary" || f == "password" || f == "float" || f == "double" || !format_is_annotation(f);
+}
+
 std::optional<std::pair<int64_t, int64_t>> integer_format_range(const std::string& f) {
   if (f == "int32") return std::make_pair<int64_t, int64_t>(INT32_MIN, INT32_MAX);
   if (f == "int64") return std::make_pair<int64_t, int64_t>(INT64_MIN, INT64_MAX);

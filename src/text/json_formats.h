@@ -15,6 +15,9 @@ std::optional<std::string> string_format_regex(const std::string& format);
 // ajv-formats defines (vendor annotations such as "topic": the specification makes unknown
 // formats annotations). Standard formats we do not implement are not in this set.
 bool format_is_annotation(const std::string& format);
+// Format names that a JSON Schema draft, ajv-formats or OpenAPI defines (whether or not they
+// assert anything); any other name is a vendor annotation.
+bool format_is_defined(const std::string& format);
 // Inclusive integer range for int32 / int64, or nullopt.
 std::optional<std::pair<int64_t, int64_t>> integer_format_range(const std::string& format);
 

@@ -19,6 +19,7 @@
 #include "text/json_text.h"
 #include "text/number_automaton.h"
 #include "text/schema_errors.h"
+#include "text/schema_keywords.h"
 #include "text/schema_shape.h"
 #include "text/shape_description.h"
 
@@ -908,6 +909,9 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
                                   const SchemaLimits& limits) {
   SchemaDocument doc(schema_text);
   LoweredSchema out;
+  AuditedKeywords audit = audit_keywords(doc, format.schema_strictness);  // typos fail before any lowering
+  out.ignored_keywords = std::move(audit.ignored);
+  out.suspected_typos = std::move(audit.suspected_typos);
   Grammar& g = out.grammar;
   g.rules.push_back({"root", -1, -1, {}});
   g.root = 0;
@@ -915,6 +919,10 @@ LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormat
   g.rules[0].body = em.value_ref({SchemaNode{&doc.root(), ""}});
   out.unsat_pointer = em.first_unsat();
   return out;
+}
+
+AuditedKeywords json_schema_keyword_audit(std::string_view schema_text, const JsonFormatOptions& format) {
+  return audit_keywords(SchemaDocument(schema_text), format.schema_strictness);
 }
 
 LoweredSchema json_object_grammar(const JsonFormatOptions& format) {

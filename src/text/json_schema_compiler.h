@@ -5,9 +5,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grammar/grammar_ir.h"
 #include "ninfer/output_constraint.h"
+#include "text/schema_keywords.h"
 
 namespace ninfer::text {
 
@@ -22,11 +24,20 @@ struct LoweredSchema {
   // Where the first unsatisfiable sub-schema was met: if the grammar turns out to derive nothing
   // (the compiler reports EmptyLanguage), the schema is Unsatisfiable at this pointer.
   std::string unsat_pointer;
+  // JSON Pointers of the keywords the grammar does not enforce (audit_keywords, schema_keywords.h).
+  std::vector<std::string> ignored_keywords;
+  // SchemaStrictness::Lenient: the ignored keywords that look like typos, with their suggestion.
+  std::vector<SuspectedTypo> suspected_typos;
 };
 
 // Throws ConstraintError (InvalidJsonSchema, UnsupportedSchema) with a JSON Pointer.
 LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
                                   const SchemaLimits& limits = {});
+
+// What json_schema_grammar's keyword audit finds (ignored_keywords, suspected_typos) without
+// lowering (a parse and one walk), for results that come from a compile cache. Throws what the
+// audit throws.
+AuditedKeywords json_schema_keyword_audit(std::string_view schema_text, const JsonFormatOptions& format);
 
 // Any JSON object.
 LoweredSchema json_object_grammar(const JsonFormatOptions& format);

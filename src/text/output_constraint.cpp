@@ -52,6 +52,8 @@ std::string OutputConstraint::cache_key() const {
   if (kind_ == Kind::JsonObject || kind_ == Kind::JsonSchema) {
     key += (json_.whitespace == JsonWhitespace::Compact ? "compact|" : "flexible" + std::to_string(json_.max_whitespace_run) + "|");
     if (json_.property_order == JsonPropertyOrder::Flexible) key += "flexorder|";
+    if (kind_ == Kind::JsonSchema && json_.schema_strictness == SchemaStrictness::Strict) key += "strict|";
+    if (kind_ == Kind::JsonSchema && json_.schema_strictness == SchemaStrictness::Lenient) key += "lenient|";
   }
   if (kind_ == Kind::Choice) {
     for (const auto& o : choices_) key += field(o);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
 
 #include "ninfer/constraint_error.h"
 #include "text/char_automaton.h"
@@ -21,34 +20,10 @@ std::string child(const std::string& pointer, const std::string& key) {
   return pointer + "/" + SchemaDocument::escape_token(key);
 }
 
-// Keywords that carry no assertion (annotations and containers).
+// Keywords that a draft defines and that assert nothing (the table is in schema_keywords.cpp).
 bool is_annotation(const std::string& k) {
-  static const std::unordered_set<std::string> kAnnotations = {
-      "$schema", "$comment", "title", "description", "default", "examples", "example", "deprecated", "readOnly",
-      "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "$defs", "definitions", "$anchor",
-      "$dynamicAnchor", "$vocabulary", "discriminator", "xml", "externalDocs"};
-  return kAnnotations.count(k) > 0 || k.rfind("x-", 0) == 0;
-}
-
-// JSON Schema assertions we recognise but do not enforce: always an error.
-bool is_unsupported_keyword(const std::string& k) {
-  static const std::unordered_set<std::string> kUnsupported = {
-      "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
-      "$recursiveAnchor"};
-  return kUnsupported.count(k) > 0;
-}
-
-// Every keyword of a JSON Schema draft that asserts something: a schema with none of them (and no
-// $ref) accepts every instance, whatever vendor keywords it carries.
-bool is_assertion_keyword(const std::string& k) {
-  static const std::unordered_set<std::string> kAssertions = {
-      "$ref", "type", "enum", "const", "pattern", "minLength", "maxLength", "format", "minimum", "maximum",
-      "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "items", "prefixItems", "additionalItems", "minItems",
-      "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "properties", "patternProperties",
-      "additionalProperties", "required", "minProperties", "maxProperties", "propertyNames", "allOf", "anyOf",
-      "oneOf", "not", "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas",
-      "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"};
-  return kAssertions.count(k) > 0;
+  const KeywordInfo* info = find_keyword(k);
+  return info && info->kind == KeywordKind::Annotation;
 }
 
 bool asserts_nothing(const Json& j) {
@@ -65,7 +40,7 @@ bool is_primitive_not(const Json& v) {
   if (!v.is_object()) return true;  // apply_not reports the invalid schema
   const std::string* only = nullptr;
   for (const auto& [k, x] : v.items()) {
-    if (is_annotation(k) || !is_assertion_keyword(k)) continue;
+    if (!is_assertion_keyword(k)) continue;
     if (only) return false;
     only = &k;
   }
@@ -166,7 +141,7 @@ void apply_not(const Json& v, const std::string& ptr, Shape& s, bool& unsat) {
   if (!v.is_object()) invalid(ptr, "not must be a schema");
   std::vector<std::string> assertions;
   for (const auto& [k, x] : v.items())
-    if (!is_annotation(k) && is_assertion_keyword(k)) assertions.push_back(k);
+    if (is_assertion_keyword(k)) assertions.push_back(k);
   if (assertions.empty()) {
     unsat = true;
     return;
@@ -331,10 +306,7 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       if (!v.is_string()) invalid(ptr, "$ref must be a string");
       queue.push_back(doc_.resolve_ref(v.get<std::string>(), n.pointer));
     } else if (key == "$id" || key == "id") {
-      if (key == "id" && !v.is_string()) {  // not an identifier: a vendor annotation
-        s.ignored_keywords.push_back(ptr);
-        continue;
-      }
+      if (key == "id" && !v.is_string()) continue;  // not an identifier: a vendor annotation (listed by the audit)
       if (!n.pointer.empty() && contains_ref(j)) unsupported(key, ptr, "nested base URI changes with $ref inside");
     } else if (is_annotation(key)) {
       continue;
@@ -469,7 +441,8 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
         for (const auto& [pk, pv] : v.items()) {
           if (pk == "pattern" && pv.is_string()) s.property_names.push_back({pv.get<std::string>(), child(ptr, pk)});
           else if (pk == "type" && pv == "string") continue;
-          else if (!is_annotation(pk)) unsupported("propertyNames", child(ptr, pk), "only a pattern is supported");
+          else if (is_assertion_keyword(pk) || is_unsupported_keyword(pk))
+            unsupported("propertyNames", child(ptr, pk), "only a pattern is supported");
         }
       } else {
         invalid(ptr, "propertyNames must be a schema");
@@ -523,12 +496,10 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
       }
     } else if (is_unsupported_keyword(key)) {
       unsupported(key, ptr);
-    } else {
-      // Not a keyword of any JSON Schema draft: an annotation by the specification (vendor
-      // extensions such as "javaType", "_format", "markdownDescription"). It asserts nothing, so
-      // ignoring it relaxes nothing; it is reported so callers can see what was not interpreted.
-      s.ignored_keywords.push_back(ptr);
     }
+    // Any other keyword asserts nothing here: one that no draft defines (an annotation by the
+    // specification: "javaType", "_format"), or one of another draft. The keyword audit
+    // (schema_keywords.h) lists them all, over the whole document.
   }
   if (has_obj) {
     s.objects.push_back(std::move(obj));
@@ -712,7 +683,7 @@ Json ShapeReducer::negation_of(const SchemaNode& n, int depth) {
     } else if (key == "$id" || key == "id") {
       if (v.is_string() && !n.pointer.empty() && contains_ref(j))
         unsupported(key, ptr, "nested base URI changes with $ref inside");
-    } else if (is_annotation(key) || !is_assertion_keyword(key) || key == "then" || key == "else") {
+    } else if (!is_assertion_keyword(key) || key == "then" || key == "else") {
       continue;
     } else if (key == "type" || key == "enum" || key == "const" || key == "pattern") {
       pieces.push_back(not_of(object_of({{key.c_str(), v}})));

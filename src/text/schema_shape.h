@@ -15,15 +15,12 @@
 
 #include "text/schema_document.h"
 #include "text/json_schema_compiler.h"
+#include "text/schema_keywords.h"
 
 namespace ninfer::text {
 
 // A conjunction of schema nodes; empty = the `true` schema.
 using PartList = std::vector<SchemaNode>;
-
-enum TypeBit : uint32_t {
-  kNull = 1, kBool = 2, kInt = 4, kFrac = 8, kString = 16, kArray = 32, kObject = 64, kAllTypes = 127,
-};
 
 struct ObjectPart {  // the object keywords of one node
   std::string pointer;
@@ -80,8 +77,6 @@ struct Shape {
   uint64_t min_properties = 0, max_properties = std::numeric_limits<uint64_t>::max();
   std::vector<PatternRef> property_names;
   std::string object_pointer;
-  // Pointers of keywords that no JSON Schema draft defines (annotations by the specification).
-  std::vector<std::string> ignored_keywords;
   // Nodes already applied to this shape.
   std::set<const Json*> applied;
 };

