@@ -56,7 +56,7 @@ CASES
 out="$("$NINFER" grammar check --json-schema-file "$TMP/s.json" --input-file "$TMP/s_cases.jsonl")"
 expected='{"ignored_keywords":["/properties/n/x-unit","/javaType"]}
 {"index":0,"status":"complete"}
-{"index":1,"status":"rejected","byte":5}'
+{"index":1,"status":"rejected","byte":5,"expected":"expected one of: \"-\" or a digit","expected_bytes":"[\\-0-9]","can_end":false}'
 [ "$out" = "$expected" ] || fail "schema ignored keywords: got
 $out"
 printf '{"type":"object","properties":{"n":{"type":"integer"}}}' > "$TMP/clean.json"
