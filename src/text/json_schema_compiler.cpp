@@ -17,6 +17,7 @@
 #include "text/json_formats.h"
 #include "text/json_string_automaton.h"
 #include "text/json_text.h"
+#include "text/literal_set.h"
 #include "text/number_automaton.h"
 #include "text/schema_errors.h"
 #include "text/schema_shape.h"
@@ -56,9 +57,15 @@ class Emitter {
       rule = static_cast<int32_t>(g_.rules.size());
       g_.rules.push_back({"v" + std::to_string(rule), -1, -1, {}});
       rule_of_.emplace(key, rule);
+      // Sub-schemas are lowered by recursion: bound it before the stack is at risk.
+      if (nesting_ >= limits_.max_nesting)
+        throw limit_exceeded("schema.max_nesting", limits_.max_nesting, "sub-schema nesting")
+            .at_pointer(parts.empty() ? "" : parts.back().pointer);
+      ++nesting_;
       std::vector<Shape> shapes = reducer_.reduce(parts);
       std::vector<int32_t> alts;
       for (const auto& s : shapes) alts.push_back(shape_expr(s));
+      --nesting_;
       if (alts.empty() && first_unsat_.empty())
         first_unsat_ = !reducer_.first_conflict().empty() ? reducer_.first_conflict() : parts.empty() ? "" : parts.back().pointer;
       g_.rules[rule].body = choice(std::move(alts));
@@ -73,6 +80,7 @@ class Emitter {
   const JsonFormatOptions& fmt_;
   const SchemaLimits& limits_;
   ShapeReducer reducer_;
+  uint32_t nesting_ = 0;  // value rules being lowered inside each other
   std::map<std::string, int32_t> rule_of_;
   std::string first_unsat_;
   int32_t ws_rule_ = -1;
@@ -142,6 +150,12 @@ class Emitter {
       items.push_back(lit("]"));
       return seq(items);
     }
+    if (v.is_number()) {
+      // Every spelling of the number (number_spellings.h), as the validator compares values.
+      LiteralSet one;
+      one.add_number(dump_json(v, {}));
+      return automaton(one.build());
+    }
     if (v.is_string()) return lit(json_quote(v.get<std::string>()));
     return lit(dump_json(v, {}));
   }
@@ -149,13 +163,26 @@ class Emitter {
   // ---- shapes
   int32_t shape_expr(const Shape& s) {
     if (s.has_enum) {
+      // Scalars go into one literal set (linear in their bytes, however many); arrays and
+      // objects, which may hold whitespace, are alternatives of their own.
       std::vector<int32_t> alts;
       std::set<std::string> seen;
+      LiteralSet scalars;
+      // The values are checked against the other assertions only (each is in its own enum).
+      Shape others = s;
+      others.has_enum = false;
+      others.enum_values.clear();
       for (const auto& v : s.enum_values) {
-        if (!value_matches_shape(v, s, reducer_)) continue;
-        if (!seen.insert(dump_json(v, {})).second) continue;
-        alts.push_back(literal_value(v));
+        if (!value_matches_shape(v, others, reducer_)) continue;
+        if (v.is_array() || v.is_object()) {
+          if (seen.insert(dump_json(v, {})).second) alts.push_back(literal_value(v));
+        } else if (v.is_number()) {
+          scalars.add_number(dump_json(v, {}));
+        } else {
+          scalars.add(v.is_string() ? json_quote(v.get<std::string>()) : dump_json(v, {}));
+        }
       }
+      if (!scalars.empty()) alts.push_back(automaton(scalars.build()));
       if (alts.empty() && first_unsat_.empty()) first_unsat_ = s.enum_pointer;
       return choice(alts);
     }
@@ -901,7 +928,10 @@ class Emitter {
 
 LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
                                   const SchemaLimits& limits) {
-  SchemaDocument doc(schema_text);
+  if (schema_text.size() > limits.max_bytes)
+    throw limit_exceeded("schema.max_bytes", limits.max_bytes, "schema of " + std::to_string(schema_text.size()) + " bytes")
+        .at_pointer("");
+  SchemaDocument doc(schema_text, limits.max_document_depth);
   LoweredSchema out;
   Grammar& g = out.grammar;
   g.rules.push_back({"root", -1, -1, {}});
