@@ -36,15 +36,50 @@ using grammar::Grammar;
 class Emitter {
  public:
   Emitter(Grammar& g, const SchemaDocument& doc, const JsonFormatOptions& fmt, const SchemaLimits& limits)
-      : g_(g), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
+      : g_(g), fmt_(fmt), limits_(limits), reducer_(doc, limits) {
+    index_document(doc.root());
+  }
 
   // Rule for the value of a conjunction of schema nodes (memoised: recursion closes through it).
   // Rules are keyed by the schema text of their parts, so identical sub-schemas at different
   // places share one rule (and one automaton) instead of being compiled once per place.
   const std::string& content_of(const SchemaNode& n) {
     auto it = content_.find(n.node);
-    if (it == content_.end()) it = content_.emplace(n.node, n.node->dump()).first;
+    if (it == content_.end()) {
+      // Document nodes by structural id; nodes the reducer built (small) by their text, which
+      // never starts with '#'.
+      auto id = node_id_.find(n.node);
+      it = content_.emplace(n.node, id != node_id_.end() ? "#" + std::to_string(id->second) : n.node->dump()).first;
+    }
     return it->second;
+  }
+  // Gives equal document subtrees one id, bottom up with an explicit stack: linear in the
+  // document (a text key per nested node would cost depth x size).
+  void index_document(const Json& root) {
+    std::unordered_map<std::string, uint32_t> interned;
+    std::vector<std::pair<const Json*, bool>> stack{{&root, false}};
+    while (!stack.empty()) {
+      auto [node, children_done] = stack.back();
+      stack.pop_back();
+      if (!children_done && node->is_structured()) {
+        stack.push_back({node, true});
+        for (const auto& child : *node) stack.push_back({&child, false});
+        continue;
+      }
+      std::string sig;
+      if (node->is_object()) {
+        sig = "o";
+        for (const auto& [k, v] : node->items())
+          sig += std::to_string(k.size()) + ":" + k + "=" + std::to_string(node_id_.at(&v)) + ",";
+      } else if (node->is_array()) {
+        sig = "a";
+        for (const auto& v : *node) sig += std::to_string(node_id_.at(&v)) + ",";
+      } else {
+        sig = "s" + node->dump();
+      }
+      auto [it, fresh] = interned.try_emplace(std::move(sig), static_cast<uint32_t>(interned.size()));
+      node_id_[node] = it->second;
+    }
   }
   int32_t value_ref(const PartList& parts) {
     std::string key;
@@ -87,6 +122,7 @@ class Emitter {
   std::map<std::string, CharAutomaton> regex_cache_;
   std::map<std::string, std::shared_ptr<const grammar::ByteAutomaton>> string_automata_;
   std::unordered_map<const Json*, std::string> content_;
+  std::unordered_map<const Json*, uint32_t> node_id_;  // structural id of every document node
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> length_rules_;
   std::map<std::pair<std::string, size_t>, int32_t> key_rules_;  // (key text after its quote, bit) -> key rule

@@ -709,7 +709,7 @@ SchemaNode ShapeReducer::negate(const SchemaNode& n) {
 // keywords): an instance fails the schema iff it fails one keyword. Each keyword's complement is
 // exact; sub-schemas are referenced, and negated lazily when the result is reduced.
 Json ShapeReducer::negation_of(const SchemaNode& n, int depth) {
-  if (depth > 32) unsupported("not", n.pointer, "negation nests too deeply");
+  if (depth > 32) throw limit_exceeded("schema.max_negation_depth", 32, "nesting of negations").at_pointer(n.pointer).with_keyword("not");
   const Json& j = *n.node;
   if (j.is_boolean()) return Json(!j.get<bool>());
   if (!j.is_object()) invalid(n.pointer, "a schema must be an object or a boolean");
@@ -967,7 +967,8 @@ std::vector<std::pair<size_t, size_t>> ShapeReducer::overlapping(const std::vect
 }
 
 bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reducer, int depth) {
-  if (depth > 64) return false;
+  // Values nest at most schema.max_document_depth; a deeper bound here would say so, not narrow.
+  if (depth > 64) throw limit_exceeded("schema.max_value_depth", 64, "nesting of an enum/const value checked against its schema");
   const uint32_t t = json_type_bit(value);
   if (!(t & s.types)) return false;
   if (s.has_enum &&
