@@ -199,12 +199,15 @@ class JsonSyntax {
 };
 
 // A ConstraintError from a JSON Schema must be one of the schema kinds, carry a message, point
-// into the schema (when the text is JSON) and name the keyword when unsupported.
+// into the schema (when the text is JSON), name the keyword when unsupported and the limit when
+// one is exceeded.
 void check_error(const ConstraintError& e, std::string_view src, const nlohmann::ordered_json* doc) {
   const auto k = e.kind();
   if (k != ConstraintErrorKind::InvalidJsonSchema && k != ConstraintErrorKind::UnsupportedSchema &&
-      k != ConstraintErrorKind::Unsatisfiable)
+      k != ConstraintErrorKind::Unsatisfiable && k != ConstraintErrorKind::LimitExceeded)
     bug(std::string("unexpected error kind ") + constraint_error_kind_name(k) + ": " + e.what(), src);
+  if (k == ConstraintErrorKind::LimitExceeded && e.limit().empty())
+    bug(std::string("limit error without the limit's name: ") + e.what(), src);
   if (e.what()[0] == '\0') bug("error without a message", src);
   if (k == ConstraintErrorKind::UnsupportedSchema && e.keyword().empty())
     bug(std::string("unsupported without a keyword: ") + e.what(), src);

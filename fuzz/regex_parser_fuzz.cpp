@@ -131,6 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_automaton(bounded, data, size, src);
   } catch (const AutomatonBudgetExceeded& e) {
     if (e.kind() != ninfer::ConstraintErrorKind::UnsupportedSchema) bug("budget error with the wrong kind", src);
+    if (e.limit().empty()) bug("budget error without the limit's name", src);
   } catch (const ninfer::ConstraintError& e) {
     if (e.kind() != ninfer::ConstraintErrorKind::InvalidRegex) bug("parse error with the wrong kind", src);
     if (e.offset() < 0 || static_cast<size_t>(e.offset()) > size) bug("error offset outside the pattern", src);

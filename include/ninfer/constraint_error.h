@@ -14,6 +14,7 @@ enum class ConstraintErrorKind {
   Unsatisfiable,      // the schema admits no instance (JSON Pointer)
   InvalidRegex,       // regex syntax or a feature outside the supported ECMAScript subset (offset)
   InvalidChoice,      // empty choice list
+  LimitExceeded,      // the input exceeds a compile limit (nesting depth, size, states): limit() names it
 };
 
 const char* constraint_error_kind_name(ConstraintErrorKind kind);
@@ -32,11 +33,18 @@ class ConstraintError : public std::runtime_error {
   // Grammar: 1-based line and column; 0 when not applicable.
   int line() const { return line_; }
   int column() const { return column_; }
+  // LimitExceeded: the limit's name (e.g. "schema.max_nesting") and its value.
+  const std::string& limit() const { return limit_; }
+  uint64_t limit_value() const { return limit_value_; }
 
   ConstraintError& at_pointer(std::string p) { pointer_ = std::move(p); return *this; }
   ConstraintError& with_keyword(std::string k) { keyword_ = std::move(k); return *this; }
   ConstraintError& at_offset(int64_t o) { offset_ = o; return *this; }
   ConstraintError& at_line(int line, int column) { line_ = line, column_ = column; return *this; }
+  ConstraintError& with_limit(std::string name, uint64_t value) {
+    limit_ = std::move(name), limit_value_ = value;
+    return *this;
+  }
 
  private:
   ConstraintErrorKind kind_;
@@ -44,6 +52,11 @@ class ConstraintError : public std::runtime_error {
   std::string keyword_;
   int64_t offset_ = -1;
   int line_ = 0, column_ = 0;
+  std::string limit_;
+  uint64_t limit_value_ = 0;
 };
+
+// A LimitExceeded error: "<what> exceeds the limit <name> = <value>".
+ConstraintError limit_exceeded(const std::string& name, uint64_t value, const std::string& what);
 
 }  // namespace ninfer

@@ -86,8 +86,10 @@ int report_constraint_error(const std::exception& e) {
     nlohmann::json loc = nlohmann::json::object();
     if (ce->line() > 0) loc["line"] = ce->line(), loc["column"] = ce->column();
     if (ce->kind() == ConstraintErrorKind::InvalidJsonSchema || ce->kind() == ConstraintErrorKind::UnsupportedSchema ||
-        ce->kind() == ConstraintErrorKind::Unsatisfiable)
+        ce->kind() == ConstraintErrorKind::Unsatisfiable ||
+        (ce->kind() == ConstraintErrorKind::LimitExceeded && ce->line() == 0 && ce->offset() < 0))
       loc["pointer"] = ce->pointer();
+    if (ce->kind() == ConstraintErrorKind::LimitExceeded) err["limit"] = {{"name", ce->limit()}, {"value", ce->limit_value()}};
     if (!ce->keyword().empty()) err["keyword"] = ce->keyword();
     if (ce->offset() >= 0) loc["offset"] = ce->offset();
     err["location"] = loc.empty() ? nlohmann::json(nullptr) : loc;

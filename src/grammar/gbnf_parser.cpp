@@ -18,6 +18,12 @@ class Parser {
   Parser(std::string_view src, const GbnfOptions& opt) : src_(src), opt_(opt) {}
 
   Grammar parse() {
+    if (src_.size() > opt_.max_source_bytes)
+      throw GrammarError(GrammarErrorKind::TooLarge,
+                         "grammar source of " + std::to_string(src_.size()) + " bytes exceeds the limit gbnf.max_source_bytes = " +
+                             std::to_string(opt_.max_source_bytes),
+                         location_at(0))
+          .with_limit("gbnf.max_source_bytes", opt_.max_source_bytes);
     skip_space();
     if (at_end()) fail(GrammarErrorKind::EmptyGrammar, "grammar has no rules");
     while (!at_end()) {
@@ -58,6 +64,23 @@ class Parser {
   }
 
   [[noreturn]] void fail(GrammarErrorKind kind, const std::string& msg) { fail_at(kind, msg, pos_); }
+  [[noreturn]] void fail_limit(const std::string& msg, const char* limit, uint64_t value) {
+    auto loc = location_at(pos_);
+    throw GrammarError(GrammarErrorKind::TooDeep, msg + " at " + std::to_string(loc.line) + ":" + std::to_string(loc.column), loc)
+        .with_limit(limit, value);
+  }
+  // Every expression goes through here: the IR stays within gbnf.max_expressions.
+  int32_t add(Expr e) {
+    if (g_.exprs.size() >= opt_.max_expressions) {
+      auto loc = location_at(pos_);
+      throw GrammarError(GrammarErrorKind::TooLarge,
+                         "grammar has more than " + std::to_string(opt_.max_expressions) + " expressions at " +
+                             std::to_string(loc.line) + ":" + std::to_string(loc.column),
+                         loc)
+          .with_limit("gbnf.max_expressions", opt_.max_expressions);
+    }
+    return g_.add(std::move(e));
+  }
   [[noreturn]] void fail_at(GrammarErrorKind kind, const std::string& msg, size_t offset) {
     auto loc = location_at(offset);
     throw GrammarError(kind, msg + " at " + std::to_string(loc.line) + ":" + std::to_string(loc.column), loc);
@@ -139,7 +162,7 @@ class Parser {
 
   void enter() {
     if (++depth_ > opt_.max_nesting)
-      fail(GrammarErrorKind::TooDeep, "nesting deeper than " + std::to_string(opt_.max_nesting) + " levels");
+      fail_limit("nesting deeper than " + std::to_string(opt_.max_nesting) + " levels", "gbnf.max_nesting", opt_.max_nesting);
   }
 
   int32_t parse_alternatives() {
@@ -157,7 +180,7 @@ class Parser {
     e.kind = ExprKind::Choice;
     e.children = std::move(alts);
     e.location = location_at(start);
-    return g_.add(std::move(e));
+    return add(std::move(e));
   }
 
   bool at_sequence_end() const {
@@ -180,7 +203,7 @@ class Parser {
     e.kind = items.empty() ? ExprKind::Empty : ExprKind::Sequence;
     e.children = std::move(items);
     e.location = location_at(start);
-    return g_.add(std::move(e));
+    return add(std::move(e));
   }
 
   uint32_t parse_count() {
@@ -205,7 +228,7 @@ class Parser {
       char c = peek();
       if (c != '*' && c != '+' && c != '?' && c != '{') break;
       if (chained > 0 && depth_ + chained > opt_.max_nesting)
-        fail(GrammarErrorKind::TooDeep, "nesting deeper than " + std::to_string(opt_.max_nesting) + " levels");
+        fail_limit("nesting deeper than " + std::to_string(opt_.max_nesting) + " levels", "gbnf.max_nesting", opt_.max_nesting);
       uint32_t lo, hi;
       if (c == '*') {
         lo = 0, hi = kUnbounded, ++pos_;
@@ -239,7 +262,7 @@ class Parser {
       e.min = lo;
       e.max = hi;
       e.location = location_at(start);
-      item = g_.add(std::move(e));
+      item = add(std::move(e));
     }
     return item;
   }
@@ -319,7 +342,7 @@ class Parser {
     e.kind = bytes.empty() ? ExprKind::Empty : ExprKind::Literal;
     e.literal = std::move(bytes);
     e.location = location_at(start);
-    return g_.add(std::move(e));
+    return add(std::move(e));
   }
 
   int32_t parse_class() {
@@ -349,7 +372,7 @@ class Parser {
     e.ranges = normalize_ranges(std::move(ranges), negate, kMaxCodepoint);
     e.location = location_at(start);
     if (e.ranges.empty()) fail_at(GrammarErrorKind::BadRange, "character class matches nothing", start);
-    return g_.add(std::move(e));
+    return add(std::move(e));
   }
 
   int32_t parse_token_list(bool exclude, size_t start) {
@@ -382,7 +405,7 @@ class Parser {
     e.token_ids = std::move(ids);
     e.exclude = exclude;
     e.location = location_at(start);
-    return g_.add(std::move(e));
+    return add(std::move(e));
   }
 
   int32_t parse_primary() {
@@ -396,7 +419,7 @@ class Parser {
       e.kind = ExprKind::CharClass;
       e.ranges = normalize_ranges({{0, kMaxCodepoint}}, false, kMaxCodepoint);
       e.location = location_at(start);
-      return g_.add(std::move(e));
+      return add(std::move(e));
     }
     if (c == '(') {
       ++pos_;
@@ -425,7 +448,7 @@ class Parser {
       e.token_ids = {static_cast<int32_t>(v)};
       e.exclude = exclude;
       e.location = location_at(start);
-      return g_.add(std::move(e));
+      return add(std::move(e));
     }
     if (is_name_char(c)) {
       std::string name = parse_name();
@@ -436,7 +459,7 @@ class Parser {
       Expr e;
       e.kind = ExprKind::RuleRef;
       e.location = location_at(start);
-      int32_t id = g_.add(std::move(e));
+      int32_t id = add(std::move(e));
       pending_refs_.emplace_back(id, std::move(name));
       return id;
     }

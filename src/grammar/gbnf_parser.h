@@ -13,6 +13,10 @@ struct GbnfOptions {
   // limit keeps its stack use far inside a thread's stack even in sanitizer builds.
   int max_nesting = 128;
   uint32_t max_repetition = 100000;  // {m,n} counts above this are a BadRepetition error
+  // Source text and IR size: past these the parse stops with a TooLarge error (limit
+  // gbnf.max_source_bytes / gbnf.max_expressions) before the grammar costs more memory.
+  size_t max_source_bytes = 16u << 20;
+  size_t max_expressions = 1u << 20;
 };
 
 // Throws GrammarError (located) on any malformed input; never crashes.

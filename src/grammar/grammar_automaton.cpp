@@ -437,16 +437,24 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
     const uint32_t room = limits.max_dfa_states - std::min(total, limits.max_dfa_states);
     const Expr& body = g.exprs[g.rules[order[r]].body];
     LocalDfa direct;
-    if (body.kind == ExprKind::Automaton &&
-        direct_dfa(*body.automaton, a.byte_class, room, origins.enter(kNoOrigin, order[r]), direct))
-      dfas.push_back(std::move(direct));
-    else
-      dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room, origins));
+    try {
+      if (body.kind == ExprKind::Automaton && direct_dfa(*body.automaton, a.byte_class, room, origins.enter(kNoOrigin, order[r]), direct))
+        dfas.push_back(std::move(direct));
+      else
+        dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room, origins));
+    } catch (GrammarError& e) {
+      if (e.kind() == GrammarErrorKind::TooLarge && e.limit().empty())
+        throw GrammarError(GrammarErrorKind::TooLarge,
+                           "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states")
+            .with_limit("automaton.max_dfa_states", limits.max_dfa_states);
+      throw;
+    }
     compress_rows(dfas.back());
     base[r] = total;
     total += static_cast<uint32_t>(dfas.back().accepting.size());
     if (total > limits.max_dfa_states)
-      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states");
+      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states")
+          .with_limit("automaton.max_dfa_states", limits.max_dfa_states);
   }
   nfas.clear();
   a.aug_rule = num_rules;

@@ -34,7 +34,7 @@ struct TokenSetDef {
 
 struct AutomatonLimits {
   uint32_t inline_max_states = 600;      // a non-recursive rule this small is inlined into its callers
-  uint32_t max_nfa_states = 4u << 20;    // per rule, before determinisation
+  uint32_t max_nfa_states = 1u << 20;    // per rule, before determinisation (about 130 MB of NFA)
   uint32_t max_dfa_states = 1u << 18;    // in total
 };
 

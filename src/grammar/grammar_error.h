@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -40,10 +41,19 @@ class GrammarError : public std::runtime_error {
   const SourceLocation& location() const { return location_; }
   // "line:column" or "" when the error has no source position.
   std::string location_text() const;
+  // TooDeep / TooLarge: the limit's name (e.g. "gbnf.max_nesting") and value.
+  const std::string& limit() const { return limit_; }
+  uint64_t limit_value() const { return limit_value_; }
+  GrammarError& with_limit(std::string name, uint64_t value) {
+    limit_ = std::move(name), limit_value_ = value;
+    return *this;
+  }
 
  private:
   GrammarErrorKind kind_;
   SourceLocation location_;
+  std::string limit_;
+  uint64_t limit_value_ = 0;
 };
 
 }  // namespace ninfer::grammar

@@ -97,7 +97,8 @@ class NfaBuilder {
   uint32_t new_state() {
     if (nfa_->states.size() >= max_states_)
       throw GrammarError(GrammarErrorKind::TooLarge,
-                         "grammar rule expands past " + std::to_string(max_states_) + " automaton states");
+                         "grammar rule expands past " + std::to_string(max_states_) + " automaton states")
+          .with_limit("automaton.max_nfa_states", max_states_);
     nfa_->states.emplace_back().origin = origin_;
     return static_cast<uint32_t>(nfa_->states.size() - 1);
   }
@@ -105,7 +106,9 @@ class NfaBuilder {
 
   std::pair<uint32_t, uint32_t> fragment(int32_t id, int depth) {
     // Native recursion follows the expression nesting: bounded well inside any thread's stack.
-    if (depth > kMaxFragmentDepth) throw GrammarError(GrammarErrorKind::TooDeep, "grammar nests too deeply to compile");
+    if (depth > kMaxFragmentDepth)
+      throw GrammarError(GrammarErrorKind::TooDeep, "grammar nests too deeply to compile")
+          .with_limit("automaton.max_expression_depth", kMaxFragmentDepth);
     const Expr& e = g_.exprs[id];
     switch (e.kind) {
       case ExprKind::Empty: {

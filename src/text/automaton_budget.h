@@ -21,9 +21,11 @@ struct AutomatonBudget {
 // constraint catches this type and reports it as InvalidRegex ("too large") instead.
 class AutomatonBudgetExceeded : public ConstraintError {
  public:
-  explicit AutomatonBudgetExceeded(const std::string& what)
+  // `limit` names the budget field exceeded ("text.max_states", "text.max_length").
+  AutomatonBudgetExceeded(const std::string& what, const std::string& limit, uint64_t value)
       : ConstraintError(ConstraintErrorKind::UnsupportedSchema, "string automaton too large: " + what) {
     with_keyword("pattern");
+    with_limit(limit, value);
   }
 };
 

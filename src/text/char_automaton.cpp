@@ -41,7 +41,7 @@ CharAutomaton CharAutomaton::length_between(uint32_t min, uint32_t max, const Au
   const bool unbounded = max == grammar::kUnbounded;
   if (!unbounded && min > max) return CharAutomaton();
   if (min > budget.max_length || (!unbounded && max > budget.max_length))
-    throw AutomatonBudgetExceeded("length bound above " + std::to_string(budget.max_length) + " characters");
+    throw AutomatonBudgetExceeded("length bound above " + std::to_string(budget.max_length) + " characters", "text.max_length", budget.max_length);
   // A counter chain: state i = i characters read.
   const uint32_t last = unbounded ? min : max;
   RangeDfa d;
@@ -76,7 +76,7 @@ CharAutomaton CharAutomaton::intersect(const CharAutomaton& other, const Automat
       out.add_state(a.accepting[x] && b.accepting[y]);
       pairs.emplace_back(x, y);
       if (out.num_states() > budget.max_states)
-        throw AutomatonBudgetExceeded("intersection has more than " + std::to_string(budget.max_states) + " states");
+        throw AutomatonBudgetExceeded("intersection has more than " + std::to_string(budget.max_states) + " states", "text.max_states", budget.max_states);
     }
     return it->second;
   };

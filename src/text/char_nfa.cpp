@@ -154,7 +154,7 @@ class Determinizer {
   void check_work() const {
     const uint64_t limit = uint64_t(budget_.max_states) * 128;
     if (closures_.pooled() + kernels_.pooled() > limit)
-      throw AutomatonBudgetExceeded("determinisation would track more than " + std::to_string(limit) + " NFA states");
+      throw AutomatonBudgetExceeded("determinisation would track more than " + std::to_string(limit) + " NFA states", "text.max_states", budget_.max_states);
   }
 
   // DFA state for the epsilon closure of `kernel` (sorted).
@@ -184,7 +184,7 @@ class Determinizer {
       const bool accept = universal || std::binary_search(closure_.begin(), closure_.end(), nfa_.accept);
       dfa_.add_state(accept);
       if (dfa_.num_states() > budget_.max_states)
-        throw AutomatonBudgetExceeded("more than " + std::to_string(budget_.max_states) + " states");
+        throw AutomatonBudgetExceeded("more than " + std::to_string(budget_.max_states) + " states", "text.max_states", budget_.max_states);
     }
     kernel_dfa_.push_back(did);
     check_work();

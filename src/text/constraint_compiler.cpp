@@ -10,6 +10,7 @@
 #include "text/char_automaton.h"
 #include "text/json_schema_compiler.h"
 #include "text/json_string_automaton.h"
+#include "text/literal_set.h"
 
 namespace ninfer::text {
 namespace {
@@ -21,17 +22,21 @@ std::string options_label(const std::vector<std::string>& options) {
   return out.size() < 200 ? out : out.substr(0, 200) + "...";
 }
 
-grammar::Grammar choice_grammar(const std::vector<std::string>& options) {
+grammar::Grammar choice_grammar(const std::vector<std::string>& options, const ChoiceLimits& limits) {
+  if (options.size() > limits.max_options)
+    throw limit_exceeded("choice.max_options", limits.max_options, std::to_string(options.size()) + " choices");
+  size_t bytes = 0;
+  for (const auto& o : options) bytes += o.size();
+  if (bytes > limits.max_total_bytes)
+    throw limit_exceeded("choice.max_total_bytes", limits.max_total_bytes, std::to_string(bytes) + " bytes of choices");
+  // One minimal automaton for all options: linear in their bytes (no alternation to determinise).
+  LiteralSet set;
+  for (const auto& o : options) set.add(o);
   grammar::Grammar g;
-  grammar::Expr alt;
-  alt.kind = grammar::ExprKind::Choice;
-  for (const auto& o : options) {
-    grammar::Expr e;
-    e.kind = o.empty() ? grammar::ExprKind::Empty : grammar::ExprKind::Literal;
-    e.literal = o;
-    alt.children.push_back(g.add(std::move(e)));
-  }
-  int32_t body = g.add(std::move(alt));
+  grammar::Expr e;
+  e.kind = grammar::ExprKind::Automaton;
+  e.automaton = set.build();
+  const int32_t body = g.add(std::move(e));
   g.rules.push_back({"root", body, -1, {}});
   g.root = 0;
   return g;
@@ -39,6 +44,13 @@ grammar::Grammar choice_grammar(const std::vector<std::string>& options) {
 
 ConstraintError from_grammar_error(const OutputConstraint& c, const grammar::GrammarError& e, const std::string& unsat) {
   using K = grammar::GrammarErrorKind;
+  if ((e.kind() == K::TooDeep || e.kind() == K::TooLarge) && !e.limit().empty()) {
+    ConstraintError out(ConstraintErrorKind::LimitExceeded, e.what());
+    out.with_limit(e.limit(), e.limit_value());
+    if (c.kind() == OutputConstraint::Kind::Grammar && e.location().line > 0)
+      out.at_line(e.location().line, e.location().column);
+    return out;
+  }
   if (c.kind() == OutputConstraint::Kind::Grammar)
     return ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
   if (e.kind() == K::EmptyLanguage) {
@@ -99,7 +111,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       try {
         return {grammar::parse_gbnf(c.source()), "", {}, {}};
       } catch (const grammar::GrammarError& e) {
-        throw ConstraintError(ConstraintErrorKind::InvalidGrammar, e.what()).at_line(e.location().line, e.location().column);
+        throw from_grammar_error(c, e, "");
       }
     case OutputConstraint::Kind::JsonObject: {
       auto l = json_object_grammar(c.json_options());
@@ -110,7 +122,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       return {std::move(l.grammar), l.unsat_pointer, std::move(l.ignored_keywords), std::move(l.suspected_typos)};
     }
     case OutputConstraint::Kind::Choice: {
-      LoweredConstraint l{choice_grammar(c.choices()), "", {}, {}};
+      LoweredConstraint l{choice_grammar(c.choices(), ChoiceLimits{}), "", {}, {}};
       l.grammar.label(l.grammar.root, options_label(c.choices()));  // explanations
       return l;
     }
@@ -119,7 +131,7 @@ LoweredConstraint lower_constraint(const OutputConstraint& c) {
       try {
         a = CharAutomaton::from_regex(c.source(), RegexMode::FullMatch);
       } catch (const AutomatonBudgetExceeded& e) {
-        throw ConstraintError(ConstraintErrorKind::InvalidRegex, e.what()).at_offset(0);
+        throw ConstraintError(ConstraintErrorKind::LimitExceeded, e.what()).at_offset(0).with_limit(e.limit(), e.limit_value());
       }
       if (a.is_empty()) throw ConstraintError(ConstraintErrorKind::InvalidRegex, "regex matches no string").at_offset(0);
       grammar::Grammar g;

@@ -11,6 +11,13 @@
 
 namespace ninfer::text {
 
+// Bounds on a choice constraint (LimitExceeded past them). The options become one automaton
+// whose size is about their total bytes.
+struct ChoiceLimits {
+  size_t max_options = 1u << 20;
+  size_t max_total_bytes = 16u << 20;
+};
+
 struct LoweredConstraint {
   grammar::Grammar grammar;
   std::string unsat_pointer;  // JSON Schema: where an empty language comes from
@@ -32,7 +39,7 @@ struct CompiledConstraint {
 
 // Lowers and compiles (through `cache` when given). GrammarErrors become ConstraintErrors:
 // InvalidGrammar (with line:column) for GBNF, Unsatisfiable for an empty JSON Schema language,
-// UnsupportedSchema for automaton size limits.
+// LimitExceeded (naming the limit) for nesting and size limits.
 CompiledConstraint compile_constraint(const OutputConstraint& constraint,
                                       const std::shared_ptr<const grammar::TokenDomain>& domain,
                                       grammar::CompileCache* cache = nullptr, const grammar::CompileOptions& options = {});

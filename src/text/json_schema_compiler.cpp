@@ -17,6 +17,7 @@
 #include "text/json_formats.h"
 #include "text/json_string_automaton.h"
 #include "text/json_text.h"
+#include "text/literal_set.h"
 #include "text/number_automaton.h"
 #include "text/schema_errors.h"
 #include "text/schema_keywords.h"
@@ -37,15 +38,50 @@ using grammar::Grammar;
 class Emitter {
  public:
   Emitter(Grammar& g, const SchemaDocument& doc, const JsonFormatOptions& fmt, const SchemaLimits& limits)
-      : g_(g), fmt_(fmt), limits_(limits), reducer_(doc, limits) {}
+      : g_(g), fmt_(fmt), limits_(limits), reducer_(doc, limits) {
+    index_document(doc.root());
+  }
 
   // Rule for the value of a conjunction of schema nodes (memoised: recursion closes through it).
   // Rules are keyed by the schema text of their parts, so identical sub-schemas at different
   // places share one rule (and one automaton) instead of being compiled once per place.
   const std::string& content_of(const SchemaNode& n) {
     auto it = content_.find(n.node);
-    if (it == content_.end()) it = content_.emplace(n.node, n.node->dump()).first;
+    if (it == content_.end()) {
+      // Document nodes by structural id; nodes the reducer built (small) by their text, which
+      // never starts with '#'.
+      auto id = node_id_.find(n.node);
+      it = content_.emplace(n.node, id != node_id_.end() ? "#" + std::to_string(id->second) : n.node->dump()).first;
+    }
     return it->second;
+  }
+  // Gives equal document subtrees one id, bottom up with an explicit stack: linear in the
+  // document (a text key per nested node would cost depth x size).
+  void index_document(const Json& root) {
+    std::unordered_map<std::string, uint32_t> interned;
+    std::vector<std::pair<const Json*, bool>> stack{{&root, false}};
+    while (!stack.empty()) {
+      auto [node, children_done] = stack.back();
+      stack.pop_back();
+      if (!children_done && node->is_structured()) {
+        stack.push_back({node, true});
+        for (const auto& child : *node) stack.push_back({&child, false});
+        continue;
+      }
+      std::string sig;
+      if (node->is_object()) {
+        sig = "o";
+        for (const auto& [k, v] : node->items())
+          sig += std::to_string(k.size()) + ":" + k + "=" + std::to_string(node_id_.at(&v)) + ",";
+      } else if (node->is_array()) {
+        sig = "a";
+        for (const auto& v : *node) sig += std::to_string(node_id_.at(&v)) + ",";
+      } else {
+        sig = "s" + node->dump();
+      }
+      auto [it, fresh] = interned.try_emplace(std::move(sig), static_cast<uint32_t>(interned.size()));
+      node_id_[node] = it->second;
+    }
   }
   int32_t value_ref(const PartList& parts) {
     std::string key;
@@ -58,10 +94,16 @@ class Emitter {
       rule = static_cast<int32_t>(g_.rules.size());
       g_.rules.push_back({"v" + std::to_string(rule), -1, -1, {}});
       rule_of_.emplace(key, rule);
+      // Sub-schemas are lowered by recursion: bound it before the stack is at risk.
+      if (nesting_ >= limits_.max_nesting)
+        throw limit_exceeded("schema.max_nesting", limits_.max_nesting, "sub-schema nesting")
+            .at_pointer(parts.empty() ? "" : parts.back().pointer);
+      ++nesting_;
       std::vector<Shape> shapes = reducer_.reduce(parts);
       std::vector<int32_t> alts;
       g_.label(rule, describe_shapes(shapes));  // explanations: what the rule is
       for (const auto& s : shapes) alts.push_back(shape_expr(s));
+      --nesting_;
       if (alts.empty() && first_unsat_.empty())
         first_unsat_ = !reducer_.first_conflict().empty() ? reducer_.first_conflict() : parts.empty() ? "" : parts.back().pointer;
       g_.rules[rule].body = choice(std::move(alts));
@@ -78,12 +120,14 @@ class Emitter {
   const JsonFormatOptions& fmt_;
   const SchemaLimits& limits_;
   ShapeReducer reducer_;
+  uint32_t nesting_ = 0;  // value rules being lowered inside each other
   std::map<std::string, int32_t> rule_of_;
   std::string first_unsat_;
   int32_t ws_rule_ = -1;
   std::map<std::string, CharAutomaton> regex_cache_;
   std::map<std::string, std::shared_ptr<const grammar::ByteAutomaton>> string_automata_;
   std::unordered_map<const Json*, std::string> content_;
+  std::unordered_map<const Json*, uint32_t> node_id_;  // structural id of every document node
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const grammar::ByteAutomaton>> length_automata_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> length_rules_;
   std::map<std::pair<std::string, size_t>, int32_t> key_rules_;  // (key text after its quote, bit) -> key rule
@@ -147,6 +191,12 @@ class Emitter {
       items.push_back(lit("]"));
       return seq(items);
     }
+    if (v.is_number()) {
+      // Every spelling of the number (number_spellings.h), as the validator compares values.
+      LiteralSet one;
+      one.add_number(dump_json(v, {}));
+      return automaton(one.build());
+    }
     if (v.is_string()) return lit(json_quote(v.get<std::string>()));
     return lit(dump_json(v, {}));
   }
@@ -154,13 +204,26 @@ class Emitter {
   // ---- shapes
   int32_t shape_expr(const Shape& s) {
     if (s.has_enum) {
+      // Scalars go into one literal set (linear in their bytes, however many); arrays and
+      // objects, which may hold whitespace, are alternatives of their own.
       std::vector<int32_t> alts;
       std::set<std::string> seen;
+      LiteralSet scalars;
+      // The values are checked against the other assertions only (each is in its own enum).
+      Shape others = s;
+      others.has_enum = false;
+      others.enum_values.clear();
       for (const auto& v : s.enum_values) {
-        if (!value_matches_shape(v, s, reducer_)) continue;
-        if (!seen.insert(dump_json(v, {})).second) continue;
-        alts.push_back(literal_value(v));
+        if (!value_matches_shape(v, others, reducer_)) continue;
+        if (v.is_array() || v.is_object()) {
+          if (seen.insert(dump_json(v, {})).second) alts.push_back(literal_value(v));
+        } else if (v.is_number()) {
+          scalars.add_number(dump_json(v, {}));
+        } else {
+          scalars.add(v.is_string() ? json_quote(v.get<std::string>()) : dump_json(v, {}));
+        }
       }
+      if (!scalars.empty()) alts.push_back(automaton(scalars.build()));
       if (alts.empty() && first_unsat_.empty()) first_unsat_ = s.enum_pointer;
       return choice(alts);
     }
@@ -907,7 +970,10 @@ class Emitter {
 
 LoweredSchema json_schema_grammar(std::string_view schema_text, const JsonFormatOptions& format,
                                   const SchemaLimits& limits) {
-  SchemaDocument doc(schema_text);
+  if (schema_text.size() > limits.max_bytes)
+    throw limit_exceeded("schema.max_bytes", limits.max_bytes, "schema of " + std::to_string(schema_text.size()) + " bytes")
+        .at_pointer("");
+  SchemaDocument doc(schema_text, limits.max_document_depth);
   LoweredSchema out;
   AuditedKeywords audit = audit_keywords(doc, format.schema_strictness);  // typos fail before any lowering
   out.ignored_keywords = std::move(audit.ignored);

@@ -13,10 +13,15 @@
 
 namespace ninfer::text {
 
+// Bounds on what one schema may cost to compile (docs/json-schema.md, "Limits"). Past one, the
+// compile stops with ConstraintError LimitExceeded naming it ("schema.<field>") and its value.
 struct SchemaLimits {
   uint32_t max_merges = 16384;   // intersections performed while reducing allOf/anyOf/$ref
-  uint32_t max_depth = 256;      // nesting of $ref/allOf expansion
+  uint32_t max_depth = 256;      // nesting of anyOf/oneOf distribution while reducing
   uint32_t max_string_length = 8192;
+  size_t max_bytes = 8u << 20;          // schema text (MaskBench's largest: 0.5 MB)
+  uint32_t max_document_depth = 256;    // JSON nesting of the schema text (MaskBench's deepest: 63)
+  uint32_t max_nesting = 128;           // sub-schemas lowered inside each other (properties, items, $ref, ...)
 };
 
 struct LoweredSchema {

@@ -183,7 +183,7 @@ uint64_t estimate_states(const RegexAst& ast) {
 CharNfa regex_to_nfa(const RegexAst& ast, RegexMode mode, const AutomatonBudget& budget) {
   const uint64_t limit = std::max<uint64_t>(uint64_t(budget.max_states) * 16, 4096);
   if (estimate_states(ast) > limit)
-    throw AutomatonBudgetExceeded("the regex expands to more than " + std::to_string(limit) + " NFA states");
+    throw AutomatonBudgetExceeded("the regex expands to more than " + std::to_string(limit) + " NFA states", "text.max_states", budget.max_states);
   CharNfa nfa;
   Builder b(ast, nfa);
   std::vector<Frag> frags;

@@ -4,7 +4,35 @@
 
 namespace ninfer::text {
 
-SchemaDocument::SchemaDocument(std::string_view text) {
+namespace {
+
+// Byte offset where the JSON text first nests deeper than `max_depth`, or npos.
+size_t too_deep_at(std::string_view text, uint32_t max_depth) {
+  uint32_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+SchemaDocument::SchemaDocument(std::string_view text, uint32_t max_depth) {
+  if (const size_t at = too_deep_at(text, max_depth); at != std::string_view::npos)
+    throw limit_exceeded("schema.max_document_depth", max_depth, "schema text nesting at byte " + std::to_string(at))
+        .at_pointer("")
+        .at_offset(static_cast<int64_t>(at));
   try {
     root_ = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

