@@ -104,6 +104,37 @@ std::shared_ptr<const grammar::ByteAutomaton> minimise(
   return a;
 }
 
+// The minimal automaton of a scanner: explores every state reachable from a default-constructed S over
+// `alphabet` through builder.step(), then minimises with builder.accepts() as acceptance.
+template <class S, class B>
+std::shared_ptr<const grammar::ByteAutomaton> explore(const B& builder, const char* alphabet) {
+  std::map<S, uint32_t> ids;
+  std::vector<S> states;
+  auto id_of = [&](const S& st) {
+    auto [it, fresh] = ids.emplace(st, static_cast<uint32_t>(states.size()));
+    if (fresh) {
+      if (states.size() > 200000) throw std::invalid_argument("number automaton too large");
+      states.push_back(st);
+    }
+    return it->second;
+  };
+  id_of(S{});
+  std::vector<std::vector<std::pair<uint8_t, uint32_t>>> trans;
+  for (size_t i = 0; i < states.size(); ++i) {
+    trans.emplace_back();
+    for (const char* c = alphabet; *c; ++c) {
+      S next;
+      if (builder.step(states[i], *c, next)) {
+        const uint32_t t = id_of(next);
+        trans[i].emplace_back(static_cast<uint8_t>(*c), t);
+      }
+    }
+  }
+  std::vector<uint8_t> accepting(states.size());
+  for (size_t i = 0; i < states.size(); ++i) accepting[i] = builder.accepts(states[i]);
+  return minimise(trans, accepting);
+}
+
 enum Cmp : uint8_t { kLess = 0, kEqual = 1, kGreater = 2 };
 
 // Integer text (NumberSpec::integer): plain digits, as the unbounded `integer` language.
@@ -145,36 +176,11 @@ class IntegerBuilder {
     if (mod_ > 100000) throw std::invalid_argument("multipleOf too large");
   }
 
-  std::shared_ptr<const grammar::ByteAutomaton> build() {
-    std::map<State, uint32_t> ids;
-    std::vector<State> states;
-    auto id_of = [&](const State& st) {
-      auto [it, fresh] = ids.emplace(st, static_cast<uint32_t>(states.size()));
-      if (fresh) {
-        if (states.size() > 200000) throw std::invalid_argument("number automaton too large");
-        states.push_back(st);
-      }
-      return it->second;
-    };
-    id_of(State{});
-    static const char kAlphabet[] = "-0123456789";
-    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> trans;
-    for (size_t i = 0; i < states.size(); ++i) {
-      trans.emplace_back();
-      for (const char* c = kAlphabet; *c; ++c) {
-        State next;
-        if (step(states[i], *c, next)) {
-          uint32_t t = id_of(next);
-          trans[i].emplace_back(static_cast<uint8_t>(*c), t);
-        }
-      }
-    }
-    std::vector<uint8_t> accepting(states.size());
-    for (size_t i = 0; i < states.size(); ++i) accepting[i] = accepts(states[i]);
-    return minimise(trans, accepting);
-  }
+  std::shared_ptr<const grammar::ByteAutomaton> build() const { return explore<State>(*this, "-0123456789"); }
 
  private:
+  template <class S, class B>
+  friend std::shared_ptr<const grammar::ByteAutomaton> explore(const B& builder, const char* alphabet);
   Decimal bounds_[2];
   bool exclusive_[2];
   uint8_t max_sig_;  // 255 = no cap
@@ -356,33 +362,11 @@ class DecimalBuilder {
     if (exclusive) far_pos_ = std::min(far_pos_, -(max_zeros_ + 1));
   }
 
-  std::shared_ptr<const grammar::ByteAutomaton> build() {
-    std::map<DecState, uint32_t> ids;
-    std::vector<DecState> states;
-    auto id_of = [&](const DecState& st) {
-      auto [it, fresh] = ids.emplace(st, static_cast<uint32_t>(states.size()));
-      if (fresh) {
-        if (states.size() > 200000) throw std::invalid_argument("number automaton too large");
-        states.push_back(st);
-      }
-      return it->second;
-    };
-    id_of(DecState{});
-    static const char kAlphabet[] = "+-.0123456789Ee";
-    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> trans;
-    for (size_t i = 0; i < states.size(); ++i) {
-      trans.emplace_back();
-      for (const char* c = kAlphabet; *c; ++c) {
-        DecState next;
-        if (step(states[i], *c, next)) trans[i].emplace_back(static_cast<uint8_t>(*c), id_of(next));
-      }
-    }
-    std::vector<uint8_t> accepting(states.size());
-    for (size_t i = 0; i < states.size(); ++i) accepting[i] = accepts(states[i]);
-    return minimise(trans, accepting);
-  }
+  std::shared_ptr<const grammar::ByteAutomaton> build() const { return explore<DecState>(*this, "+-.0123456789Ee"); }
 
  private:
+  template <class S, class B>
+  friend std::shared_ptr<const grammar::ByteAutomaton> explore(const B& builder, const char* alphabet);
   ScaledBound bounds_[2];
   uint8_t digit_cap_ = 0;  // 0 = none
   bool floor_ = false;
