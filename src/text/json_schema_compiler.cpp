@@ -223,7 +223,14 @@ class Emitter {
           scalars.add(v.is_string() ? json_quote(v.get<std::string>()) : dump_json(v, {}));
         }
       }
-      if (!scalars.empty()) alts.push_back(automaton(scalars.build()));
+      if (!scalars.empty()) {
+        try {
+          alts.push_back(automaton(scalars.build()));
+        } catch (ConstraintError& e) {
+          if (e.pointer().empty()) e.at_pointer(s.enum_pointer);
+          throw;
+        }
+      }
       if (alts.empty() && first_unsat_.empty()) first_unsat_ = s.enum_pointer;
       return choice(alts);
     }

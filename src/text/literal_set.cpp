@@ -4,8 +4,9 @@
 #include "text/literal_set.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <unordered_set>
 
+#include "ninfer/constraint_error.h"
 #include "text/number_spellings.h"
 
 namespace ninfer::text {
@@ -13,7 +14,7 @@ namespace {
 
 class MinimalTrie {
  public:
-  MinimalTrie() { root_ = new_state(); }
+  explicit MinimalTrie(uint32_t max_states) : max_states_(max_states) { root_ = new_state(); }
 
   void insert(std::string_view word) {
     size_t common = 0;
@@ -58,10 +59,30 @@ class MinimalTrie {
   };
   std::vector<State> states_;
   std::vector<uint32_t> free_;
-  std::unordered_map<std::string, uint32_t> register_;
+  // Settled states by content (accepting flag and edges): hashed and compared in place, so that
+  // registering a state allocates nothing.
+  struct ContentHash {
+    const MinimalTrie* trie;
+    size_t operator()(uint32_t s) const {
+      const State& st = trie->states_[s];
+      uint64_t h = st.accepting ? 0x9e3779b97f4a7c15ull : 0x632be59bd9b4e019ull;
+      for (const auto& [byte, target] : st.edges) h = (h ^ (uint64_t(byte) << 32 | target)) * 0x100000001b3ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  struct ContentEqual {
+    const MinimalTrie* trie;
+    bool operator()(uint32_t a, uint32_t b) const {
+      const State& x = trie->states_[a];
+      const State& y = trie->states_[b];
+      return x.accepting == y.accepting && x.edges == y.edges;
+    }
+  };
+  std::unordered_set<uint32_t, ContentHash, ContentEqual> register_{64, ContentHash{this}, ContentEqual{this}};
   std::vector<uint32_t> path_;  // states along the previous string; path_[0] = root
   std::string previous_;
   uint32_t root_ = 0;
+  uint32_t max_states_;
 
   uint32_t new_state() {
     uint32_t s;
@@ -77,25 +98,18 @@ class MinimalTrie {
     return s;
   }
 
-  std::string signature(uint32_t s) const {
-    std::string sig(1, states_[s].accepting ? '1' : '0');
-    for (const auto& [byte, target] : states_[s].edges) {
-      sig.push_back(static_cast<char>(byte));
-      sig.append(reinterpret_cast<const char*>(&target), sizeof target);
-    }
-    return sig;
-  }
-
   // Replaces or registers the states of the previous string deeper than `depth`.
   void settle(size_t depth) {
     while (path_.size() > depth + 1) {
       const uint32_t child = path_.back();
       path_.pop_back();
       const uint32_t parent = path_.back();
-      auto [it, fresh] = register_.try_emplace(signature(child), child);
+      auto [it, fresh] = register_.insert(child);
       if (!fresh) {
-        states_[parent].edges.back().second = it->second;
+        states_[parent].edges.back().second = *it;
         free_.push_back(child);
+      } else if (register_.size() > max_states_) {
+        throw limit_exceeded("automaton.max_dfa_states", max_states_, "the automaton of a set of literals");
       }
     }
   }
@@ -103,11 +117,11 @@ class MinimalTrie {
 
 }  // namespace
 
-std::shared_ptr<grammar::ByteAutomaton> LiteralSet::build() {
+std::shared_ptr<grammar::ByteAutomaton> LiteralSet::build(uint32_t max_states) {
   auto a = std::make_shared<grammar::ByteAutomaton>();
   std::sort(strings_.begin(), strings_.end());
   strings_.erase(std::unique(strings_.begin(), strings_.end()), strings_.end());
-  MinimalTrie trie;
+  MinimalTrie trie(max_states);
   for (const auto& s : strings_) trie.insert(s);
   trie.finish(*a);
   std::sort(numbers_.begin(), numbers_.end());

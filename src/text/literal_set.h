@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "grammar/grammar_automaton.h"
 #include "grammar/grammar_ir.h"
 
 namespace ninfer::text {
@@ -22,8 +23,10 @@ class LiteralSet {
   size_t size() const { return strings_.size() + numbers_.size(); }
 
   // The automaton of all strings and spellings added (deterministic when no number shares a
-  // first byte with another entry).
-  std::shared_ptr<grammar::ByteAutomaton> build();
+  // first byte with another entry). A set whose minimal automaton needs more than `max_states`
+  // states is a LimitExceeded error (automaton.max_dfa_states) as soon as the count passes it,
+  // not after the whole set was built and handed to the grammar compiler.
+  std::shared_ptr<grammar::ByteAutomaton> build(uint32_t max_states = grammar::AutomatonLimits{}.max_dfa_states);
 
  private:
   std::vector<std::string> strings_;

@@ -100,6 +100,17 @@ std::string string_enum(size_t n) {
   return s + "]}";
 }
 
+// Unrelated identifiers share no suffixes: about ten automaton states per value.
+std::string id_enum(size_t n) {
+  std::string s = R"({"enum":[)";
+  char buf[32];
+  for (size_t i = 0; i < n; ++i) {
+    snprintf(buf, sizeof buf, "%s\"id-%zx-%zx\"", i ? "," : "", i * 2654435761u % 4294967291u, i * 40503u % 65521u);
+    s += buf;
+  }
+  return s + "]}";
+}
+
 struct Case {
   const char* name;
   std::function<OutputConstraint()> make;
@@ -124,6 +135,8 @@ TEST(ConstraintLimits, PathologicalInputsEndAsTypedLimitErrorsUnderMemoryAndTime
        [] { return schema(R"({"type":"object","properties":{)" + repeat(R"("p":{"type":"integer"},)", 400000) + R"("q":{}}})"); },
        "LimitExceeded schema.max_bytes"},
       {"enum of 1,000,000 strings", [] { return schema(string_enum(1000000)); }, "LimitExceeded schema.max_bytes"},
+      {"enum of 100,000 unrelated identifiers", [] { return schema(id_enum(100000)); },
+       "LimitExceeded automaton.max_dfa_states"},
       {"GBNF nested 100,000 parentheses",
        [] { return OutputConstraint::grammar("root ::= " + repeat("(", 100000) + "\"a\"" + repeat(")", 100000)); },
        "LimitExceeded gbnf.max_nesting"},
@@ -151,6 +164,7 @@ TEST(ConstraintLimits, PathologicalInputsEndAsTypedLimitErrorsUnderMemoryAndTime
     const Outcome o = compile_limited(c.make);
     total += o.seconds;
     EXPECT_EQ(o.result, c.expected) << c.name << " (" << o.seconds << " s)";
+    std::fprintf(stderr, "[limits] %-40s %7.3f s  %s\n", c.name, o.seconds, o.result.c_str());
   }
   RecordProperty("total_seconds", std::to_string(total));
 }
