@@ -7,6 +7,16 @@ ROOT="$2"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# Runs `ninfer grammar check ARGS...` and prints its stdout; fails unless it exits 2 (a refused constraint).
+check_refused() {
+  local out rc
+  set +e
+  out="$("$NINFER" grammar check "$@")"
+  rc=$?
+  set -e
+  [ "$rc" = 2 ] || fail "exit status $rc for grammar check $*" >&2
+  printf '%s' "$out"
+}
 
 printf 'root ::= "ab" [0-9]+\n' > "$TMP/g.gbnf"
 cat > "$TMP/cases.jsonl" <<'CASES'
@@ -37,11 +47,7 @@ expected='{"ignored_keywords":[]}
 $out"
 
 printf 'root ::= "a" (\n' > "$TMP/bad.gbnf"
-set +e
-err="$("$NINFER" grammar check --grammar-file "$TMP/bad.gbnf" --input-file "$TMP/cases.jsonl")"
-rc=$?
-set -e
-[ "$rc" = 2 ] || fail "bad grammar exit status $rc"
+err="$(check_refused --grammar-file "$TMP/bad.gbnf" --input-file "$TMP/cases.jsonl")"
 echo "$err" | grep -q '"kind":"InvalidGrammar"' || fail "bad grammar error JSON: $err"
 echo "$err" | grep -q '"line":1' || fail "bad grammar location: $err"
 
@@ -65,20 +71,12 @@ out="$("$NINFER" grammar check --json-schema-file "$TMP/clean.json" --input-file
 
 # A typo of an assertion keyword is an error with a suggestion; strict refuses every unknown keyword.
 printf '{"type":"string","maxLenght":3}' > "$TMP/typo.json"
-set +e
-err="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --input-file "$TMP/s_cases.jsonl")"
-rc=$?
-set -e
-[ "$rc" = 2 ] || fail "typo exit status $rc"
+err="$(check_refused --json-schema-file "$TMP/typo.json" --input-file "$TMP/s_cases.jsonl")"
 echo "$err" | grep -q '"kind":"InvalidJsonSchema"' || fail "typo error kind: $err"
 echo "$err" | grep -q '"pointer":"/maxLenght"' || fail "typo pointer: $err"
 echo "$err" | grep -q "did you mean 'maxLength'" || fail "typo suggestion: $err"
 echo "$err" | grep -q '"keyword":"maxLenght"' || fail "typo keyword: $err"
-set +e
-err="$("$NINFER" grammar check --json-schema-file "$TMP/s.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl")"
-rc=$?
-set -e
-[ "$rc" = 2 ] || fail "strict exit status $rc"
+err="$(check_refused --json-schema-file "$TMP/s.json" --schema-strictness strict --input-file "$TMP/s_cases.jsonl")"
 echo "$err" | grep -q '"kind":"UnsupportedSchema"' || fail "strict error kind: $err"
 echo "$err" | grep -q '"keyword":"x-unit"' || fail "strict keyword: $err"
 echo "$err" | grep -q '"pointer":"/properties/n/x-unit"' || fail "strict pointer: $err"
@@ -92,11 +90,7 @@ out="$("$NINFER" grammar check --json-schema-file "$TMP/typo.json" --schema-stri
 # A compile limit is a LimitExceeded error naming the limit and its value.
 deep='{"items":'; for _ in $(seq 300); do deep+='{"items":'; done
 printf '%s' "$deep" > "$TMP/deep.json"
-set +e
-err="$("$NINFER" grammar check --json-schema-file "$TMP/deep.json" --input-file "$TMP/cases.jsonl")"
-rc=$?
-set -e
-[ "$rc" = 2 ] || fail "deep schema exit status $rc"
+err="$(check_refused --json-schema-file "$TMP/deep.json" --input-file "$TMP/cases.jsonl")"
 echo "$err" | grep -q '"kind":"LimitExceeded"' || fail "deep schema error JSON: $err"
 echo "$err" | grep -q '"limit":{"name":"schema.max_document_depth","value":256}' || fail "deep schema limit: $err"
 
