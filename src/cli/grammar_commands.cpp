@@ -100,8 +100,9 @@ int run_check(const CheckArgs& args) {
     out["status"] = rejected_at < text.size() ? "rejected" : m.can_end() ? "complete" : "prefix";
     if (rejected_at < text.size()) {
       out["byte"] = rejected_at;
-      // What the constraint allowed there (docs/grammar-engine.md, "Explanations").
-      const grammar::Explanation why = grammar::explain_rejection(compiled, text);
+      // What the constraint allowed there (docs/grammar-engine.md, "Explanations"): `m` stands
+      // just before the refused byte.
+      const grammar::Explanation why = grammar::explain_next(m);
       out["expected"] = why.expected;
       out["expected_bytes"] = grammar::byte_class_text(why.expected_bytes);
       out["can_end"] = why.can_end;

@@ -358,7 +358,12 @@ Explanation explain_rejection(const std::shared_ptr<const CompiledGrammar>& g, s
 }
 
 std::string explanation_summary(const Explanation& e) {
-  return e.path.empty() ? e.expected : e.expected + " (in " + e.path.back() + ")";
+  std::string out = e.expected;
+  if (!e.path.empty()) {
+    out += " at ";
+    for (size_t i = 0; i < e.path.size(); ++i) out += (i ? " > " : "") + e.path[i];
+  }
+  return out;
 }
 
 }  // namespace ninfer::grammar

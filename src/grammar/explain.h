@@ -43,7 +43,8 @@ inline Explanation explain_next(Matcher& m) { return explain_rejection(m, {}); }
 // runs of three or more as lo-hi.
 std::string byte_class_text(const std::bitset<256>& bytes);
 
-// One line: the human list and, when known, the innermost open rule ("expected a digit (at /properties/qty: integer)").
+// One line: the human list and, when known, the open rules from the root
+// ("expected a digit at (root): object with keys \"qty\" > /properties/qty: integer").
 std::string explanation_summary(const Explanation& e);
 
 }  // namespace ninfer::grammar

@@ -73,13 +73,7 @@ int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice
 
 std::string OutputSession::explain_dead_end() {
   if (!matcher_) return "";
-  const grammar::Explanation e = grammar::explain_next(*matcher_);
-  std::string out = e.expected;
-  if (!e.path.empty()) {
-    out += " at ";
-    for (size_t i = 0; i < e.path.size(); ++i) out += (i ? " > " : "") + e.path[i];
-  }
-  return out;
+  return grammar::explanation_summary(grammar::explain_next(*matcher_));
 }
 
 bool OutputSession::initial_mask_nonempty() {
