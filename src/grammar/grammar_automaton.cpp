@@ -433,6 +433,13 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
   std::vector<LocalDfa> dfas;
   std::vector<uint32_t> base(num_rules + 1, 0);
   uint32_t total = 0;
+  // Rules are determinised within the room left by the ones before; past it, whichever rule
+  // overflows, the error names the total.
+  const auto too_many_states = [&] {
+    return GrammarError(GrammarErrorKind::TooLarge,
+                        "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states")
+        .with_limit("automaton.max_dfa_states", limits.max_dfa_states);
+  };
   for (uint32_t r = 0; r < num_rules; ++r) {
     const uint32_t room = limits.max_dfa_states - std::min(total, limits.max_dfa_states);
     const Expr& body = g.exprs[g.rules[order[r]].body];
@@ -443,18 +450,13 @@ GrammarAutomaton build_automaton(const Grammar& source, const AutomatonLimits& l
       else
         dfas.push_back(determinize(nfas[r], a.byte_class, a.num_classes, room, origins));
     } catch (GrammarError& e) {
-      if (e.kind() == GrammarErrorKind::TooLarge && e.limit().empty())
-        throw GrammarError(GrammarErrorKind::TooLarge,
-                           "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states")
-            .with_limit("automaton.max_dfa_states", limits.max_dfa_states);
+      if (e.kind() == GrammarErrorKind::TooLarge && e.limit().empty()) throw too_many_states();
       throw;
     }
     compress_rows(dfas.back());
     base[r] = total;
     total += static_cast<uint32_t>(dfas.back().accepting.size());
-    if (total > limits.max_dfa_states)
-      throw GrammarError(GrammarErrorKind::TooLarge, "grammar automaton exceeds " + std::to_string(limits.max_dfa_states) + " states")
-          .with_limit("automaton.max_dfa_states", limits.max_dfa_states);
+    if (total > limits.max_dfa_states) throw too_many_states();
   }
   nfas.clear();
   a.aug_rule = num_rules;

@@ -18,7 +18,7 @@ struct AutomatonBudget {
 // Thrown when an automaton would exceed its budget. It is a ConstraintError of kind
 // UnsupportedSchema with keyword "pattern" because the JSON Schema compiler is the main client: it
 // only adds the JSON Pointer (and may replace the keyword, e.g. with "maxLength"). The `regex`
-// constraint catches this type and reports it as InvalidRegex ("too large") instead.
+// constraint catches this type and reports it as LimitExceeded with the same limit instead.
 class AutomatonBudgetExceeded : public ConstraintError {
  public:
   // `limit` names the budget field exceeded ("text.max_states", "text.max_length").
