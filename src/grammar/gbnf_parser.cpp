@@ -65,25 +65,20 @@ class Parser {
 
   [[noreturn]] void fail(GrammarErrorKind kind, const std::string& msg) { fail_at(kind, msg, pos_); }
   [[noreturn]] void fail_limit(const std::string& msg, const char* limit, uint64_t value) {
-    auto loc = location_at(pos_);
-    throw GrammarError(GrammarErrorKind::TooDeep, msg + " at " + std::to_string(loc.line) + ":" + std::to_string(loc.column), loc)
-        .with_limit(limit, value);
+    throw error_at(GrammarErrorKind::TooDeep, msg, pos_).with_limit(limit, value);
   }
   // Every expression goes through here: the IR stays within gbnf.max_expressions.
   int32_t add(Expr e) {
-    if (g_.exprs.size() >= opt_.max_expressions) {
-      auto loc = location_at(pos_);
-      throw GrammarError(GrammarErrorKind::TooLarge,
-                         "grammar has more than " + std::to_string(opt_.max_expressions) + " expressions at " +
-                             std::to_string(loc.line) + ":" + std::to_string(loc.column),
-                         loc)
+    if (g_.exprs.size() >= opt_.max_expressions)
+      throw error_at(GrammarErrorKind::TooLarge, "grammar has more than " + std::to_string(opt_.max_expressions) + " expressions",
+                     pos_)
           .with_limit("gbnf.max_expressions", opt_.max_expressions);
-    }
     return g_.add(std::move(e));
   }
-  [[noreturn]] void fail_at(GrammarErrorKind kind, const std::string& msg, size_t offset) {
+  [[noreturn]] void fail_at(GrammarErrorKind kind, const std::string& msg, size_t offset) { throw error_at(kind, msg, offset); }
+  GrammarError error_at(GrammarErrorKind kind, const std::string& msg, size_t offset) const {
     auto loc = location_at(offset);
-    throw GrammarError(kind, msg + " at " + std::to_string(loc.line) + ":" + std::to_string(loc.column), loc);
+    return GrammarError(kind, msg + " at " + std::to_string(loc.line) + ":" + std::to_string(loc.column), loc);
   }
 
   void skip_space() {
