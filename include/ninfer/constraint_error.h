@@ -36,6 +36,8 @@ class ConstraintError : public std::runtime_error {
   // LimitExceeded: the limit's name (e.g. "schema.max_nesting") and its value.
   const std::string& limit() const { return limit_; }
   uint64_t limit_value() const { return limit_value_; }
+  // Chat tools: the index of the tool whose parameter schema this error is about (-1: none).
+  int tool() const { return tool_; }
 
   ConstraintError& at_pointer(std::string p) { pointer_ = std::move(p); return *this; }
   ConstraintError& with_keyword(std::string k) { keyword_ = std::move(k); return *this; }
@@ -45,6 +47,7 @@ class ConstraintError : public std::runtime_error {
     limit_ = std::move(name), limit_value_ = value;
     return *this;
   }
+  ConstraintError& in_tool(int index) { tool_ = index; return *this; }
 
  private:
   ConstraintErrorKind kind_;
@@ -54,6 +57,7 @@ class ConstraintError : public std::runtime_error {
   int line_ = 0, column_ = 0;
   std::string limit_;
   uint64_t limit_value_ = 0;
+  int tool_ = -1;
 };
 
 // A LimitExceeded error: "<what> exceeds the limit <name> = <value>".

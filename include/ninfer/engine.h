@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ninfer/chat.h"
 #include "ninfer/output_constraint.h"
 
 namespace ninfer {
@@ -28,13 +29,23 @@ struct EngineOptions {
 struct PromptInput {
   std::string text;                   // raw text continuation (ignored when tokens is non-empty)
   std::vector<int32_t> tokens;        // pre-tokenised prompt
-  bool chat = false;                  // render `text` as one ChatML user turn + assistant start
+  bool chat = false;                  // render `text` as one user turn through the model's chat template
   std::string system;                 // chat only: optional system message
+  // A full chat request rendered through a chat template (takes precedence over text/chat).
+  std::optional<ChatPromptInput> chat_prompt;
 };
 
 struct PreparedPrompt {
   std::vector<int32_t> tokens;
   std::string rendered;  // the text the tokens encode (for logs)
+  // Chat prompts: the output is a chat turn, split into reasoning / content / tool calls.
+  bool chat = false;
+  OutputStart start = OutputStart::Body;
+  std::vector<ToolDefinition> tools;
+  ToolCallFormat tool_format = ToolCallFormat::Json;  // resolved (never Auto)
+  // ContinueFinalAssistant: the body bytes of the continued message (part of `tokens` already);
+  // the constraint starts after them and only the new suffix is published.
+  std::optional<std::string> continuation;
 };
 
 struct SamplingOptions {
@@ -55,13 +66,20 @@ struct RequestOptions {
   bool ignore_eos = false;  // unconstrained only: keep sampling past EOS (benchmarks)
   // A request still waiting for a batch row after this long fails with DeadlineExceeded.
   std::optional<std::chrono::milliseconds> pending_deadline;
+  // Chat prompts with tools: which calls may come (absent = Auto, or None without tools).
+  std::optional<ToolChoice> tool_choice;
+  // Chat prompts that think: after this many thinking tokens the close is forced (vLLM's field).
+  std::optional<int> thinking_token_budget;
 };
 
 enum class RequestErrorKind {
   InvalidRequest,      // bad options (max_tokens < 1, a NaN temperature, an empty prompt, ...)
   PromptTooLong,       // prompt + 1 exceeds max_context
   EmptyInitialMask,    // the constraint allows no token at the first position
-  ConflictingOptions,  // e.g. ignore_eos with a constraint
+  ConflictingOptions,  // e.g. ignore_eos with a constraint, or a grammar with active tools
+  InvalidTemplate,     // the chat template does not parse, or raised an error while rendering
+  InvalidTools,        // a tool definition or tool_choice the frontend cannot use (param() names it)
+  InvalidContinuation, // the continued assistant message is not there, or the constraint rejects it
   Overloaded,          // max_outstanding reached
   DeadlineExceeded,    // pending deadline passed before the request got a row
   ShuttingDown,
@@ -75,9 +93,19 @@ class RequestError : public std::runtime_error {
  public:
   RequestError(RequestErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
   RequestErrorKind kind() const { return kind_; }
+  // Where in the request: a path into the chat context ("tools[2].function.name",
+  // "messages[3]"), "" when not applicable.
+  const std::string& param() const { return param_; }
+  RequestError& at_param(std::string p) { param_ = std::move(p); return *this; }
+  // Templates: 1-based line and column in the template source (0 when not applicable).
+  int line() const { return line_; }
+  int column() const { return column_; }
+  RequestError& at_line(int line, int column) { line_ = line, column_ = column; return *this; }
 
  private:
   RequestErrorKind kind_;
+  std::string param_;
+  int line_ = 0, column_ = 0;
 };
 
 enum class FinishReason { Stop, Length, Cancelled, Error };
@@ -117,6 +145,7 @@ struct GenerationResult {
   Usage usage;
   uint64_t seed = 0;
   std::optional<ConstraintReport> constraint;
+  std::optional<ChatOutput> chat;  // chat prompts: `text` split into reasoning, content and tool calls
   std::optional<RequestErrorKind> error;  // set when finish_reason == Error
   std::string error_message;
   double queue_s = 0;    // from enqueue to first batch

@@ -34,12 +34,33 @@ const char* request_error_kind_name(RequestErrorKind kind) {
     case RequestErrorKind::PromptTooLong: return "prompt_too_long";
     case RequestErrorKind::EmptyInitialMask: return "empty_initial_mask";
     case RequestErrorKind::ConflictingOptions: return "conflicting_options";
+    case RequestErrorKind::InvalidTemplate: return "invalid_template";
+    case RequestErrorKind::InvalidTools: return "invalid_tools";
+    case RequestErrorKind::InvalidContinuation: return "invalid_continuation";
     case RequestErrorKind::Overloaded: return "overloaded";
     case RequestErrorKind::DeadlineExceeded: return "deadline_exceeded";
     case RequestErrorKind::ShuttingDown: return "shutting_down";
     case RequestErrorKind::ConstraintDeadEnd: return "constraint_dead_end";
     case RequestErrorKind::NonFiniteLogits: return "non_finite_logits";
     case RequestErrorKind::Internal: return "internal";
+  }
+  return "unknown";
+}
+
+const char* tool_call_format_name(ToolCallFormat format) {
+  switch (format) {
+    case ToolCallFormat::Auto: return "auto";
+    case ToolCallFormat::Json: return "json";
+    case ToolCallFormat::Xml: return "xml";
+  }
+  return "unknown";
+}
+
+const char* output_start_name(OutputStart start) {
+  switch (start) {
+    case OutputStart::Body: return "body";
+    case OutputStart::Thinking: return "thinking";
+    case OutputStart::OptionalThinking: return "optional_thinking";
   }
   return "unknown";
 }
