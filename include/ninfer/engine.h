@@ -66,6 +66,9 @@ struct RequestOptions {
   bool ignore_eos = false;  // unconstrained only: keep sampling past EOS (benchmarks)
   // A request still waiting for a batch row after this long fails with DeadlineExceeded.
   std::optional<std::chrono::milliseconds> pending_deadline;
+  // Stop strings: the output ends before the first one (never with a guaranteed constraint:
+  // cutting a constrained output would break its guarantee).
+  std::vector<std::string> stop;
   // Chat prompts with tools: which calls may come (absent = Auto, or None without tools).
   std::optional<ToolChoice> tool_choice;
   // Chat prompts that think: after this many thinking tokens the close is forced (vLLM's field).
@@ -136,6 +139,7 @@ struct ConstraintReport {
 struct Usage {
   int prompt_tokens = 0;
   int completion_tokens = 0;
+  int reasoning_tokens = 0;  // chat: completion tokens of the thinking block, its close included
 };
 
 struct GenerationResult {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cli/bench_chat_command.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
@@ -247,6 +248,7 @@ void register_bench_commands(CLI::App& app, int& status) {
   cmd->add_option("--temperature", args->temperature, "sampling temperature")->check(number_option(at_least(0)));
   add_constraint_flags(*cmd, args->constraint);
   cmd->callback([args, &status] { status = run_bench(*args); });
+  register_bench_chat_command(*bench, status);
 }
 
 }  // namespace ninfer::cli

@@ -6,6 +6,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/option_checks.h"
 #include "cli/result_json.h"
+#include "jinja/chat_template.h"
 #include "ninfer/engine.h"
 
 namespace ninfer::cli {
@@ -17,6 +18,9 @@ struct GenerateArgs {
   std::string prompt_file;
   bool chat = false;
   std::string system;
+  std::string chat_template;  // bundled name or file; "" = the model's own
+  bool no_thinking = false;
+  int thinking_budget = -1;
   ConstraintArgs constraint;
   int max_tokens = 256;
   float temperature = 1.0f;
@@ -37,6 +41,23 @@ int run_generate(const GenerateArgs& a) {
     in.text = a.prompt_file.empty() ? a.prompt : read_file(a.prompt_file);
     in.chat = a.chat;
     in.system = a.system;
+    if (a.chat && (!a.chat_template.empty() || a.no_thinking)) {
+      // The same single turn, with the chosen template or thinking switched off.
+      nlohmann::json messages = nlohmann::json::array();
+      if (!a.system.empty()) messages.push_back({{"role", "system"}, {"content", a.system}});
+      messages.push_back({{"role", "user"}, {"content", in.text}});
+      nlohmann::json context = {{"messages", messages}, {"add_generation_prompt", true}};
+      if (a.no_thinking) context["enable_thinking"] = false;
+      ChatPromptInput cp;
+      cp.context_json = context.dump();
+      if (!a.chat_template.empty()) {
+        const jinja::ChatTemplateSource t = jinja::load_chat_template(a.chat_template);
+        cp.template_source = t.source;
+        cp.bos_token = t.bos_token;
+        cp.eos_token = t.eos_token;
+      }
+      in.chat_prompt = std::move(cp);
+    }
     RequestOptions ro;
     ro.max_tokens = a.max_tokens;
     ro.sampling.temperature = a.temperature;
@@ -47,6 +68,7 @@ int run_generate(const GenerateArgs& a) {
     ro.sampling.frequency_penalty = a.frequency_penalty;
     if (a.seed >= 0) ro.sampling.seed = static_cast<uint64_t>(a.seed);
     ro.phase_timings = a.timings || a.json;
+    if (a.thinking_budget >= 0) ro.thinking_token_budget = a.thinking_budget;
     // The constraint is read and built before the model loads: a bad schema fails fast.
     if (has_constraint(a.constraint)) ro.constraint = build_constraint(a.constraint);
 
@@ -108,8 +130,14 @@ void register_generate_command(CLI::App& app, int& status) {
   auto* p = cmd->add_option("--prompt", args->prompt, "prompt text");
   auto* pf = cmd->add_option("--prompt-file", args->prompt_file, "file holding the prompt");
   p->excludes(pf);
-  cmd->add_flag("--chat", args->chat, "render the prompt as one ChatML user turn");
+  cmd->add_flag("--chat", args->chat, "render the prompt as one user turn through the chat template");
   cmd->add_option("--system", args->system, "with --chat: a system message");
+  cmd->add_option("--chat-template", args->chat_template,
+                  "with --chat: bundled template name (qwen3, qwen3_5, qwen3_coder) or a .jinja / tokenizer_config.json file "
+                  "(default: the model's own)");
+  cmd->add_flag("--no-thinking", args->no_thinking, "with --chat: render with enable_thinking=false");
+  cmd->add_option("--thinking-budget", args->thinking_budget, "with --chat: thinking tokens before the close is forced")
+      ->check(integer_option<int>(0));
   add_constraint_flags(*cmd, args->constraint);
   add_sampling_flags(*cmd, *args);
   cmd->add_flag("--json", args->json, "print one JSON object: text, finish_reason, usage, constraint");

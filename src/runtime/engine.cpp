@@ -15,7 +15,8 @@ Engine::Engine(EngineOptions options) {
   lo.max_context = options.max_context;
   lo.threads = options.threads;
   std::shared_ptr<models::LanguageModel> model = models::load_model(path, lo);
-  impl_ = std::make_unique<EngineImpl>(std::move(model), options);
+  runtime::ModelChatTemplates templates(runtime::model_tokenizer_config(path), path);
+  impl_ = std::make_unique<EngineImpl>(std::move(model), options, std::move(templates));
 }
 
 Engine::~Engine() = default;

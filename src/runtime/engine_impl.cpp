@@ -6,7 +6,10 @@
 
 #include "ninfer/constraint_error.h"
 #include "runtime/cpu_clock.h"
+#include "models/qwen3/frontend/qwen3_frontend.h"
+#include "runtime/chat_prompt.h"
 #include "text/constraint_compiler.h"
+#include "text/json_schema_compiler.h"
 
 namespace ninfer {
 
@@ -43,6 +46,14 @@ void validate_options(const RequestOptions& o) {
   if (!std::isfinite(s.presence_penalty) || !std::isfinite(s.frequency_penalty)) throw bad("penalties must be finite");
   if (o.ignore_eos && o.constraint)
     throw RequestError(RequestErrorKind::ConflictingOptions, "ignore_eos cannot be combined with an output constraint");
+  if (o.constraint && !o.stop.empty())
+    throw RequestError(RequestErrorKind::ConflictingOptions,
+                       "stop strings cannot be combined with a guaranteed output constraint (a cut output would not match it)")
+        .at_param("stop");
+  for (const std::string& s : o.stop)
+    if (s.empty()) throw bad("a stop string is empty").at_param("stop");
+  if (o.thinking_token_budget && *o.thinking_token_budget < 0)
+    throw bad("thinking_token_budget must be >= 0").at_param("thinking_token_budget");
 }
 
 void check_prompt_tokens(std::span<const int32_t> tokens, int32_t vocab_size) {
@@ -64,8 +75,9 @@ ops::SamplingParams sampling_params(const SamplingOptions& s) {
 
 }  // namespace
 
-EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options)
-    : model_(std::move(model)), tok_(model_->tokenizer()), options_(options), domain_(tok_) {
+EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options,
+                       runtime::ModelChatTemplates templates)
+    : model_(std::move(model)), tok_(model_->tokenizer()), options_(options), templates_(std::move(templates)), domain_(tok_) {
   if (options_.max_batch_rows < 1) throw std::invalid_argument("max_batch_rows must be at least 1");
   if (options_.max_batch_rows > model_->slot_count())
     throw std::invalid_argument("max_batch_rows exceeds the model's sequence slots");
@@ -104,16 +116,123 @@ PreparedPrompt EngineImpl::prepare(const PromptInput& input) const {
     p.rendered = tok_->decode(p.tokens);
     return p;
   }
+  if (input.chat_prompt) return runtime::prepare_chat_prompt(*input.chat_prompt, templates_, *tok_);
   if (input.chat) {
-    // Plain ChatML until the Qwen frontend (chat template, thinking) arrives.
-    if (!input.system.empty()) p.rendered += "<|im_start|>system\n" + input.system + "<|im_end|>\n";
-    p.rendered += "<|im_start|>user\n" + input.text + "<|im_end|>\n<|im_start|>assistant\n";
-  } else {
-    p.rendered = input.text;
+    if (input.text.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
+    return runtime::prepare_chat_prompt(runtime::single_turn_chat(input.system, input.text), templates_, *tok_);
   }
+  p.rendered = input.text;
   if (p.rendered.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
   p.tokens = tok_->encode(p.rendered);
   return p;
+}
+
+namespace {
+
+CacheOutcome cache_outcome(grammar::CompileCache::Source source) {
+  return source == grammar::CompileCache::Source::Hit      ? CacheOutcome::Hit
+         : source == grammar::CompileCache::Source::Waited ? CacheOutcome::Waited
+                                                           : CacheOutcome::Built;
+}
+
+// What the chat output may hold: the request's tool_choice, checked against the declared tools.
+ToolChoice resolve_tool_choice(const PreparedPrompt& prompt, const RequestOptions& options) {
+  ToolChoice choice;
+  if (options.tool_choice) {
+    choice = *options.tool_choice;
+  } else if (prompt.tools.empty()) {
+    choice.mode = ToolChoiceMode::None;
+  }
+  if (prompt.tools.empty() && choice.mode != ToolChoiceMode::None)
+    throw std::move(RequestError(RequestErrorKind::InvalidTools, "tool_choice needs tools").at_param("tool_choice"));
+  for (const std::string& name : choice.allowed_names) {
+    const bool declared = std::any_of(prompt.tools.begin(), prompt.tools.end(),
+                                      [&](const ToolDefinition& t) { return t.name == name; });
+    if (!declared)
+      throw std::move(RequestError(RequestErrorKind::InvalidTools, "tool_choice names '" + name + "', which is not a declared tool")
+                          .at_param("tool_choice"));
+  }
+  return choice;
+}
+
+}  // namespace
+
+void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, const RequestOptions& options) {
+  // Constraint preparation on the calling thread, outside the worker and every queue lock.
+  const double cpu0 = runtime::thread_cpu_seconds();
+  // Small grammars are classified completely here, so decode steps never pay first-use costs.
+  grammar::CompileOptions co;
+  co.eager_max_kernel_states = kEagerKernelStates;
+  std::shared_ptr<const grammar::CompiledGrammar> compiled;
+  CacheOutcome outcome = CacheOutcome::Built;
+  std::vector<std::string> ignored;
+  std::vector<SuspectedTypo> typos;
+  qwen3::OutputLanguage lang;
+  if (prompt.chat) {
+    req.chat = runtime::ChatTurn{prompt.start, prompt.tools, prompt.tool_format, prompt.continuation};
+    lang.start = prompt.start;
+    lang.body = options.constraint ? &*options.constraint : nullptr;
+    lang.tools = &req.chat->tools;
+    lang.format = prompt.tool_format;
+    lang.choice = resolve_tool_choice(prompt, options);
+    if (options.constraint && options.constraint->kind() != OutputConstraint::Kind::JsonSchema &&
+        options.constraint->kind() != OutputConstraint::Kind::JsonObject && !prompt.tools.empty() &&
+        lang.choice.mode != ToolChoiceMode::None)
+      throw std::move(RequestError(RequestErrorKind::ConflictingOptions,
+                                   std::string("a ") + constraint_kind_name(options.constraint->kind()) +
+                                       " constraint cannot be combined with active tools (set tool_choice to none)")
+                          .at_param("tools"));
+    const bool force = options.thinking_token_budget.has_value() && prompt.start != OutputStart::Body;
+    if (qwen3::needs_grammar(lang, force)) {
+      try {
+        auto r = cache().get("chat\x1f" + qwen3::output_language_key(lang),
+                             [&] { return qwen3::output_language_grammar(lang); }, co);
+        compiled = std::move(r.grammar);
+        outcome = cache_outcome(r.source);
+      } catch (const grammar::GrammarError& e) {
+        throw ConstraintError(ConstraintErrorKind::LimitExceeded, std::string("the chat output grammar is too large: ") + e.what())
+            .with_limit(e.limit(), e.limit_value());
+      }
+      if (options.constraint && options.constraint->kind() == OutputConstraint::Kind::JsonSchema) {
+        text::AuditedKeywords audit = text::json_schema_keyword_audit(options.constraint->source(), options.constraint->json_options());
+        ignored = std::move(audit.ignored);
+        typos = std::move(audit.suspected_typos);
+      }
+    }
+  } else if (options.constraint) {
+    text::CompiledConstraint cc = text::compile_constraint(*options.constraint, domain_.get(), &cache(), co);
+    compiled = std::move(cc.grammar);
+    outcome = cache_outcome(cc.source);
+    ignored = std::move(cc.ignored_keywords);
+    typos = std::move(cc.suspected_typos);
+  }
+  if (!compiled) {
+    if (options.constraint) throw std::logic_error("a constrained request without a grammar");
+    req.session = std::make_unique<runtime::OutputSession>(tok_, options.ignore_eos);
+    return;
+  }
+  req.session = std::make_unique<runtime::OutputSession>(tok_, std::move(compiled), outcome, options.phase_timings);
+  req.session->set_ignored_keywords(std::move(ignored), std::move(typos));
+  if (req.chat && options.thinking_token_budget && prompt.start != OutputStart::Body) {
+    runtime::ThinkingBudget b;
+    b.starts_inside = prompt.start == OutputStart::Thinking;
+    b.open = std::string(qwen3::kThinkOpen);
+    b.close = std::string(qwen3::kThinkClose);
+    b.close_tokens = tok_->encode(b.close);
+    b.budget = *options.thinking_token_budget;
+    req.session->set_thinking_budget(std::move(b));
+  }
+  if (prompt.continuation && !req.session->start_after(*prompt.continuation))
+    throw std::move(RequestError(RequestErrorKind::InvalidContinuation,
+                                 "the constraint rejects the continued assistant message: " +
+                                     req.session->explain_prefix_rejection(*prompt.continuation))
+                        .at_param("messages"));
+  if (!req.session->initial_mask_nonempty())
+    throw RequestError(RequestErrorKind::EmptyInitialMask, "the constraint allows no token at the first position");
+  if (options.phase_timings) req.session->add_prepare_cpu(runtime::thread_cpu_seconds() - cpu0);
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  (outcome == CacheOutcome::Hit ? stats_.cache_hits : outcome == CacheOutcome::Waited ? stats_.cache_waits
+                                                                                      : stats_.cache_builds)++;
 }
 
 RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) {
@@ -136,27 +255,8 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
     req->prompt = std::move(prompt.tokens);
     req->submitted = submitted;
     req->seed = options.sampling.seed ? *options.sampling.seed : std::random_device{}() * 0x100000001ull;
-    if (options.constraint) {
-      // Constraint preparation on the calling thread, outside the worker and every queue lock.
-      const double cpu0 = runtime::thread_cpu_seconds();
-      // Small grammars are classified completely here, so decode steps never pay first-use costs.
-      grammar::CompileOptions co;
-      co.eager_max_kernel_states = kEagerKernelStates;
-      text::CompiledConstraint cc = text::compile_constraint(*options.constraint, domain_.get(), &cache(), co);
-      CacheOutcome outcome = cc.source == grammar::CompileCache::Source::Hit      ? CacheOutcome::Hit
-                             : cc.source == grammar::CompileCache::Source::Waited ? CacheOutcome::Waited
-                                                                                  : CacheOutcome::Built;
-      req->session = std::make_unique<runtime::OutputSession>(tok_, std::move(cc.grammar), outcome, options.phase_timings);
-      req->session->set_ignored_keywords(std::move(cc.ignored_keywords), std::move(cc.suspected_typos));
-      if (!req->session->initial_mask_nonempty())
-        throw RequestError(RequestErrorKind::EmptyInitialMask, "the constraint allows no token at the first position");
-      if (options.phase_timings) req->session->add_prepare_cpu(runtime::thread_cpu_seconds() - cpu0);
-      std::lock_guard<std::mutex> lock(stats_mu_);
-      (outcome == CacheOutcome::Hit ? stats_.cache_hits : outcome == CacheOutcome::Waited ? stats_.cache_waits
-                                                                                          : stats_.cache_builds)++;
-    } else {
-      req->session = std::make_unique<runtime::OutputSession>(tok_, options.ignore_eos);
-    }
+    prepare_session(*req, prompt, options);
+    req->stops = runtime::StopStrings(options.stop);
     req->options = std::move(options);
     req->state = std::make_shared<RequestState>(next_id_.fetch_add(1));
     RequestHandle handle(req->state);
@@ -331,10 +431,10 @@ void EngineImpl::step() {
       r.count_token(rr.tokens[k]);
       ev.tokens.push_back(rr.tokens[k]);
     }
-    ev.text = r.session->take_published();
+    ev.text = r.stops.push(r.session->take_published());
     r.text += ev.text;
     if (!ev.tokens.empty()) r.state->publish(std::move(ev));
-    if (outcomes[i].eos) {
+    if (outcomes[i].eos || r.stops.stopped()) {
       finish(active_[i], FinishReason::Stop);
     } else if (static_cast<int>(r.generated.size()) >= r.options.max_tokens ||
                model_->slot_length(r.slot) + 1 > max_context_) {
@@ -357,12 +457,17 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
   GenerationResult res;
   if (r.session) {
     if (r.session->preview_open()) r.session->discard();
-    const std::string tail = r.session->finish_text();
+    std::string tail = r.stops.push(r.session->finish_text());
+    if (!r.stops.stopped()) tail += r.stops.flush();
     if (!tail.empty()) {
       r.text += tail;
       r.state->publish(StreamEvent{tail, {}, false});
     }
     if (r.session->constrained()) res.constraint = r.session->report();
+  }
+  if (r.chat && reason != FinishReason::Error) {
+    res.chat = runtime::split_chat_output(*r.chat, r.text, r.seed);
+    res.usage.reasoning_tokens = runtime::thinking_block_tokens(*r.chat, r.generated, *tok_);
   }
   res.text = std::move(r.text);
   res.tokens = std::move(r.generated);

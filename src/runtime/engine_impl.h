@@ -14,6 +14,7 @@
 #include "grammar/compile_cache.h"
 #include "models/language_model.h"
 #include "ninfer/engine.h"
+#include "runtime/chat_prompt.h"
 #include "runtime/program.h"
 #include "runtime/request.h"
 #include "tokenizer/token_domain_source.h"
@@ -22,7 +23,8 @@ namespace ninfer {
 
 class EngineImpl {
  public:
-  EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options);
+  EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options,
+             runtime::ModelChatTemplates templates = {});
   ~EngineImpl();
 
   PreparedPrompt prepare(const PromptInput& input) const;
@@ -39,6 +41,7 @@ class EngineImpl {
   std::shared_ptr<const tokenizer::Tokenizer> tok_;
   EngineOptions options_;
   int max_context_ = 0;
+  runtime::ModelChatTemplates templates_;
 
   // Constraint preparation (submitting threads): token domain and compile cache built on first use.
   tokenizer::LazyTokenDomain domain_;
@@ -65,6 +68,9 @@ class EngineImpl {
   mutable std::mutex stats_mu_;
   EngineStats stats_;
 
+  // The request's output session: the constraint (or the chat output language) compiled through
+  // the cache, the thinking budget and the continuation prefix. Throws the request's rejections.
+  void prepare_session(runtime::Request& req, const PreparedPrompt& prompt, const RequestOptions& options);
   void run();
   void admit();
   void step();

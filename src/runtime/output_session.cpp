@@ -41,11 +41,19 @@ int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice
   const int words = matcher_->mask_words();
   const int extent = static_cast<int>(drafts.size()) + 1;
   const auto mark = matcher_->mark();
+  ThinkState st;
+  if (budget_) st = think_;
   int i = 0;
   for (; i < extent; ++i) {
     uint32_t* w = out.position_words(i);
     matcher_->fill_mask(w);
     ++report_.masked_positions;
+    if (const int32_t f = budget_ ? forced_token(st) : -1; f >= 0 && f < words * 32 && (w[f >> 5] >> (f & 31) & 1u)) {
+      // The budget is spent: the close's next token is the only choice. (When the grammar cannot
+      // take it here, e.g. inside a UTF-8 sequence, thinking runs one more token.)
+      std::memset(w, 0, sizeof(uint32_t) * words);
+      w[f >> 5] = 1u << (f & 31);
+    }
     if (!any_bit(w, words)) {
       out.states[i] = PositionState::DeadEnd;
       ++i;
@@ -62,6 +70,7 @@ int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice
       ++i;
       break;  // illegal proposal or EOS: later positions are unreachable
     }
+    if (budget_) advance(st, d);
   }
   for (; i < extent; ++i) {
     std::memset(out.position_words(i), 0, sizeof(uint32_t) * words);  // safe placeholder
@@ -109,6 +118,10 @@ PreviewOutcome OutputSession::preview(std::span<const int32_t> produced, int bud
     if (t < 0 || t >= tok_->vocab_size() || tok_->token_kind(t) != tokenizer::TokenKind::Normal) continue;
     text += d.push(tok_->token_bytes(t));
   }
+  if (budget_) {
+    preview_think_ = think_;
+    for (int i = 0; i < n; ++i) advance(preview_think_, produced[i]);
+  }
   preview_held_ = d.held();
   preview_text_ = text;
   preview_branch_content_ = !text.empty() || !preview_held_.empty();
@@ -121,6 +134,7 @@ PreviewOutcome OutputSession::preview(std::span<const int32_t> produced, int bud
 void OutputSession::commit() {
   if (!preview_open_) return;
   if (matcher_) matcher_->commit();
+  if (budget_) think_ = std::move(preview_think_);
   decoder_.set_held(std::move(preview_held_));
   published_ += preview_text_;
   if (preview_branch_content_) report_.branch = "content";
@@ -147,6 +161,65 @@ std::string OutputSession::finish_text() {
   std::string out = take_published();
   out += decoder_.flush();
   return out;
+}
+
+void OutputSession::set_thinking_budget(ThinkingBudget budget) {
+  if (!matcher_) throw std::logic_error("a thinking budget needs a constrained session");
+  think_ = ThinkState{};
+  think_.phase = budget.starts_inside ? ThinkState::Inside : ThinkState::Before;
+  budget_ = std::move(budget);
+}
+
+void OutputSession::advance(ThinkState& st, int32_t token) const {
+  if (st.phase == ThinkState::Done || token < 0 || token >= tok_->vocab_size()) return;
+  if (tok_->token_kind(token) != tokenizer::TokenKind::Normal) {
+    if (st.phase == ThinkState::Before) st.phase = ThinkState::Done;  // a control token: no thinking came
+    return;
+  }
+  const std::string& bytes = tok_->token_bytes(token);
+  if (st.phase == ThinkState::Before) {
+    st.tail += bytes;
+    const std::string& open = budget_->open;
+    if (st.tail.size() >= open.size() && st.tail.compare(0, open.size(), open) == 0) {
+      st.tail.erase(0, open.size());
+      st.phase = ThinkState::Inside;  // bytes after the open are thinking already
+    } else if (open.compare(0, st.tail.size(), st.tail) != 0) {
+      st.phase = ThinkState::Done;  // the output did not open thinking
+      st.tail.clear();
+    }
+    return;
+  }
+  ++st.tokens;
+  if (st.tokens > budget_->budget && st.forced < static_cast<int>(budget_->close_tokens.size()) &&
+      token == budget_->close_tokens[st.forced])
+    ++st.forced;
+  st.tail += bytes;
+  const std::string& close = budget_->close;
+  if (st.tail.find(close) != std::string::npos) {
+    st.phase = ThinkState::Done;
+    st.tail.clear();
+  } else if (st.tail.size() > close.size()) {
+    st.tail.erase(0, st.tail.size() - close.size());
+  }
+}
+
+int32_t OutputSession::forced_token(const ThinkState& st) const {
+  if (st.phase != ThinkState::Inside || st.tokens < budget_->budget) return -1;
+  if (st.forced >= static_cast<int>(budget_->close_tokens.size())) return -1;
+  return budget_->close_tokens[st.forced];
+}
+
+bool OutputSession::start_after(std::string_view prefix) {
+  if (!matcher_ || prefix.empty()) return true;
+  const auto mark = matcher_->mark();
+  if (matcher_->accept_bytes(prefix)) return true;
+  matcher_->rollback(mark);
+  return false;
+}
+
+std::string OutputSession::explain_prefix_rejection(std::string_view prefix) {
+  if (!matcher_) return "";
+  return grammar::explanation_summary(grammar::explain_rejection(*matcher_, prefix));
 }
 
 ConstraintReport OutputSession::report() const {

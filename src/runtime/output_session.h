@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +22,17 @@
 #include "tokenizer/tokenizer.h"
 
 namespace ninfer::runtime {
+
+// A chat turn's thinking budget (DESIGN.md section 6): once `budget` tokens were written inside
+// thinking, the next positions allow only the tokens of the close, one by one, through the same
+// masks and the same preview/commit as every other token, so the close is never spliced in.
+struct ThinkingBudget {
+  bool starts_inside = false;        // the prompt ends inside an open thinking block
+  std::string open;                  // bytes that open thinking at the start of the output ("<think>")
+  std::string close;                 // the canonical close ("\n</think>\n\n")
+  std::vector<int32_t> close_tokens; // its tokens
+  int budget = 0;                    // thinking tokens before the close is forced
+};
 
 struct PreviewOutcome {
   bool ok = true;          // false: a produced token is illegal (an integrity failure, never a user error)
@@ -59,6 +72,15 @@ class OutputSession {
   // message of a request that reached a dead end (no token can write what is expected).
   std::string explain_dead_end();
 
+  // Chat prompts: the thinking budget (constrained sessions only; the grammar frames thinking).
+  void set_thinking_budget(ThinkingBudget budget);
+  // ContinueFinalAssistant: the matcher consumes the existing body bytes of the continued message,
+  // which are part of the prompt and never published. False when the constraint rejects them (the
+  // matcher is then left unchanged); explain_prefix_rejection says why.
+  bool start_after(std::string_view prefix);
+  std::string explain_prefix_rejection(std::string_view prefix);
+  int thinking_tokens() const { return think_.tokens; }
+
   ConstraintReport report() const;
   void add_prepare_cpu(double s) { report_.prepare_cpu_s += s; }
   void set_ignored_keywords(std::vector<std::string> pointers, std::vector<SuspectedTypo> typos) {
@@ -79,6 +101,19 @@ class OutputSession {
   std::string preview_text_;
   bool preview_branch_content_ = false;
   ConstraintReport report_;
+
+  // Where the output is relative to the thinking block, advanced token by token.
+  struct ThinkState {
+    enum Phase : uint8_t { Before, Inside, Done } phase = Done;
+    int tokens = 0;      // tokens written inside thinking
+    int forced = 0;      // close tokens written since the budget was reached
+    std::string tail;    // recent bytes of the current phase (open / close detection)
+  };
+  std::optional<ThinkingBudget> budget_;
+  ThinkState think_, preview_think_;
+  void advance(ThinkState& st, int32_t token) const;
+  // The token the budget forces at this state, or -1.
+  int32_t forced_token(const ThinkState& st) const;
 
   bool is_eos(int32_t id) const;
   double* timing(double ConstraintReport::*field) { return report_.timed ? &(report_.*field) : nullptr; }

@@ -14,6 +14,7 @@
 #include "ninfer/engine.h"
 #include "ops/sampling.h"
 #include "runtime/output_session.h"
+#include "runtime/stop_strings.h"
 
 namespace ninfer {
 
@@ -45,12 +46,22 @@ namespace runtime {
 
 using Clock = std::chrono::steady_clock;
 
+// What a chat prompt's output is split by when the request finishes.
+struct ChatTurn {
+  OutputStart start = OutputStart::Body;
+  std::vector<ToolDefinition> tools;
+  ToolCallFormat format = ToolCallFormat::Json;
+  std::optional<std::string> continuation;
+};
+
 struct Request {
   std::shared_ptr<RequestState> state;
   std::vector<int32_t> prompt;
   RequestOptions options;
   uint64_t seed = 0;
   std::unique_ptr<OutputSession> session;
+  StopStrings stops;
+  std::optional<ChatTurn> chat;
   Clock::time_point submitted;
   Clock::time_point enqueued;
   Clock::time_point started;

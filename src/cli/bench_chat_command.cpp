@@ -1,0 +1,210 @@
+#include "cli/bench_chat_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/latency_stats.h"
+#include "cli/option_checks.h"
+#include "grammar/compiled_grammar.h"
+#include "grammar/matcher.h"
+#include "jinja/chat_template.h"
+#include "models/qwen3/frontend/qwen3_frontend.h"
+#include "ninfer/engine.h"
+#include "tokenizer/token_domain_source.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ninfer::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchChatArgs {
+  std::string model;
+  std::string chat_template;  // "" = the model's own
+  std::vector<int> tool_counts{1, 5, 20};
+  int repeats = 7;
+  std::string format = "auto";
+  int walk_tokens = 256;
+  uint64_t seed = 1;
+};
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// A realistic strict tool, one of six shapes (flat scalars, enums, nested objects, arrays of
+// objects, optional fields as nullable unions), named uniquely by `tag` so that each set is new
+// to the compile cache.
+nlohmann::ordered_json make_tool(int index, const std::string& tag) {
+  const std::string name = "tool_" + std::to_string(index) + "_" + tag;
+  nlohmann::ordered_json params;
+  switch (index % 6) {
+    case 0:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"city":{"type":"string","description":"City name"},
+        "unit":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"integer","minimum":1,"maximum":14}},
+        "required":["city","unit","days"],"additionalProperties":false})");
+      break;
+    case 1:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"query":{"type":"string","maxLength":200},
+        "max_results":{"type":"integer","minimum":1,"maximum":50},"safe":{"type":"boolean"},
+        "site":{"type":["string","null"]}},"required":["query","max_results","safe","site"],"additionalProperties":false})");
+      break;
+    case 2:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"title":{"type":"string"},"start":{"type":"string","format":"date-time"},
+        "attendees":{"type":"array","maxItems":8,"items":{"type":"object","properties":{"email":{"type":"string","format":"email"},
+        "optional":{"type":"boolean"}},"required":["email","optional"],"additionalProperties":false}},
+        "location":{"type":"object","properties":{"room":{"type":"string"},"floor":{"type":"integer"}},
+        "required":["room","floor"],"additionalProperties":false}},
+        "required":["title","start","attendees","location"],"additionalProperties":false})");
+      break;
+    case 3:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z]{3}-[0-9]{4}$"},
+        "quantity":{"type":"integer","minimum":1},"price":{"type":"number","minimum":0},
+        "priority":{"type":"string","enum":["low","normal","high","urgent"]}},
+        "required":["sku","quantity","price","priority"],"additionalProperties":false})");
+      break;
+    case 4:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},
+        "mode":{"type":"string","enum":["overwrite","append"]},"create_dirs":{"type":"boolean"}},
+        "required":["path","content","mode","create_dirs"],"additionalProperties":false})");
+      break;
+    default:
+      params = nlohmann::ordered_json::parse(R"({"type":"object","properties":{"filters":{"type":"array","items":{"type":"object","properties":{
+        "field":{"type":"string","enum":["name","age","country","created"]},"op":{"type":"string","enum":["eq","lt","gt","contains"]},
+        "value":{"type":["string","number"]}},"required":["field","op","value"],"additionalProperties":false}},
+        "limit":{"type":"integer","minimum":1,"maximum":1000},"order":{"type":"string","enum":["asc","desc"]}},
+        "required":["filters","limit","order"],"additionalProperties":false})");
+      break;
+  }
+  return {{"type", "function"},
+          {"function", {{"name", name}, {"description", "Benchmark tool " + name}, {"parameters", params}, {"strict", true}}}};
+}
+
+PromptInput chat_input(int tools, const std::string& tag, const BenchChatArgs& a, const std::string& template_source) {
+  nlohmann::ordered_json t = nlohmann::ordered_json::array();
+  for (int i = 0; i < tools; ++i) t.push_back(make_tool(i, tag));
+  nlohmann::ordered_json context = {
+      {"messages", nlohmann::ordered_json::array({{{"role", "system"}, {"content", "You are a helpful assistant."}},
+                                          {{"role", "user"}, {"content", "Please call the right tool for my request."}}})},
+      {"tools", t},
+      {"add_generation_prompt", true},
+      {"enable_thinking", false}};
+  PromptInput in;
+  ChatPromptInput cp;
+  cp.context_json = context.dump();
+  cp.template_source = template_source;
+  cp.tool_format = a.format == "json" ? ToolCallFormat::Json : a.format == "xml" ? ToolCallFormat::Xml : ToolCallFormat::Auto;
+  in.chat_prompt = std::move(cp);
+  return in;
+}
+
+RequestOptions required_call() {
+  RequestOptions ro;
+  ro.max_tokens = 1;
+  ro.sampling.seed = 1;
+  ToolChoice choice;
+  choice.mode = ToolChoiceMode::Required;
+  ro.tool_choice = choice;
+  return ro;
+}
+
+// prepare + submit (render, tool parsing, grammar from the cache or compiled) in milliseconds.
+double prepare_ms(Engine& engine, const PromptInput& in) {
+  const Clock::time_point t0 = Clock::now();
+  PreparedPrompt p = engine.prepare(in);
+  RequestHandle h = engine.submit(std::move(p), required_call());
+  const double ms = ms_since(t0);
+  h.wait();
+  return ms;
+}
+
+// Mask fill times along seeded random walks through the tool grammar (legal tokens only).
+std::vector<double> mask_times_us(const PreparedPrompt& p, const tokenizer::Tokenizer& tok,
+                                  const std::shared_ptr<const grammar::TokenDomain>& domain, const BenchChatArgs& a) {
+  qwen3::OutputLanguage lang;
+  lang.start = p.start;
+  lang.tools = &p.tools;
+  lang.format = p.tool_format;
+  lang.choice.mode = ToolChoiceMode::Required;
+  auto compiled = grammar::compile(qwen3::output_language_grammar(lang), domain);
+  std::vector<double> us;
+  std::mt19937_64 rng(a.seed);
+  for (int walk = 0; walk < 4; ++walk) {
+    grammar::Matcher m(compiled);
+    std::vector<uint32_t> words(m.mask_words());
+    for (int step = 0; step < a.walk_tokens && !m.terminated(); ++step) {
+      const Clock::time_point t0 = Clock::now();
+      m.fill_mask(words.data());
+      us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      std::vector<int32_t> legal;
+      for (size_t w = 0; w < words.size(); ++w)
+        for (uint32_t bits = words[w]; bits; bits &= bits - 1) legal.push_back(int32_t(w * 32 + __builtin_ctz(bits)));
+      if (legal.empty()) break;
+      const int32_t t = legal[rng() % legal.size()];
+      if (!m.accept_token(t)) break;
+    }
+  }
+  (void)tok;
+  return us;
+}
+
+int run_bench_chat(const BenchChatArgs& a) {
+  try {
+    EngineOptions eo;
+    eo.model = a.model;
+    eo.max_batch_rows = 1;
+    eo.max_context = 8192;
+    Engine engine(eo);
+    std::string source;
+    if (!a.chat_template.empty()) source = jinja::load_chat_template(a.chat_template, true).source;
+    nlohmann::ordered_json out;
+    out["bench"] = "chat-prepare";
+    out["model"] = engine.model_description();
+    out["repeats"] = a.repeats;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    // Mask walks over the Qwen3 vocabulary (the default model's and every Qwen3 checkpoint's).
+    std::shared_ptr<const tokenizer::Tokenizer> tok = tokenizer::Tokenizer::load("qwen3");
+    std::shared_ptr<const grammar::TokenDomain> domain = tokenizer::build_token_domain(*tok);
+    for (int n : a.tool_counts) {
+      std::vector<double> cold, warm;
+      for (int r = 0; r < a.repeats; ++r) {
+        const PromptInput in = chat_input(n, "r" + std::to_string(r) + "n" + std::to_string(n), a, source);
+        cold.push_back(prepare_ms(engine, in));
+        warm.push_back(prepare_ms(engine, in));
+      }
+      const PreparedPrompt p = engine.prepare(chat_input(n, "walk", a, source));
+      nlohmann::ordered_json row;
+      row["tools"] = n;
+      row["format"] = tool_call_format_name(p.tool_format);
+      row["prompt_tokens"] = p.tokens.size();
+      row["cold_ms"] = summarize(cold);
+      row["warm_ms"] = summarize(warm);
+      row["mask_us"] = summarize(mask_times_us(p, *tok, domain, a));
+      rows.push_back(row);
+    }
+    out["results"] = rows;
+    std::cout << out.dump() << std::endl;
+    return 0;
+  } catch (const std::exception& e) {
+    std::cout << nlohmann::json{{"error", {{"kind", "bench"}, {"message", e.what()}}}}.dump() << std::endl;
+    return 2;
+  }
+}
+
+}  // namespace
+
+void register_bench_chat_command(CLI::App& bench, int& status) {
+  auto args = std::make_shared<BenchChatArgs>();
+  CLI::App* cmd = bench.add_subcommand("chat-prepare", "Chat prepare time (render + tool grammar), cold and warm, and tool-grammar mask time");
+  cmd->add_option("--model", args->model, "HF model folder or GGUF file (default: the generated tiny model)");
+  cmd->add_option("--chat-template", args->chat_template, "bundled name (qwen3, qwen3_5, qwen3_coder) or template file");
+  cmd->add_option("--tools", args->tool_counts, "strict tool counts to measure")->delimiter(',');
+  cmd->add_option("--repeats", args->repeats, "requests per count (medians are reported)")->check(integer_option<int>(1, 1000));
+  cmd->add_option("--format", args->format, "tool-call format")->check(CLI::IsMember({"auto", "json", "xml"}));
+  cmd->add_option("--walk-tokens", args->walk_tokens, "tokens per mask-timing walk")->check(integer_option<int>(1, 100000));
+  cmd->add_option("--seed", args->seed, "walk seed")->check(integer_option<uint64_t>(0));
+  cmd->callback([args, &status] { status = run_bench_chat(*args); });
+}
+
+}  // namespace ninfer::cli
