@@ -76,11 +76,11 @@ Value f_join(Renderer& r, const Value& v, CallArgs& a) {
 }
 
 Value f_items(Renderer& r, const Value& v, CallArgs&) {
-  if (v.is_undefined()) return Value::list({});
+  if (v.is_undefined()) return Value::generator({});
   if (!v.is_dict()) r.runtime_error("Can only get item pairs from a mapping.");
   List out;
   for (const auto& [k, x] : v.dict().entries) out.push_back(Value::tuple({k, x}));
-  return Value::list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value f_list(Renderer&, const Value& v, CallArgs&) { return Value::list(iterate(v)); }
@@ -90,7 +90,8 @@ Value f_first(Renderer&, const Value& v, CallArgs&) {
   return items.empty() ? Value::undefined("first") : items.front();
 }
 
-Value f_last(Renderer&, const Value& v, CallArgs&) {
+Value f_last(Renderer& r, const Value& v, CallArgs&) {
+  if (v.is_generator()) r.runtime_error("'generator' object is not reversible");
   List items = iterate(v);
   return items.empty() ? Value::undefined("last") : items.back();
 }
@@ -168,7 +169,7 @@ Value f_map(Renderer& r, const Value& v, CallArgs& a) {
       Value x = attribute_of(r, item, *attribute);
       out.push_back(x.is_undefined() && dflt ? *dflt : x);
     }
-    return Value::list(std::move(out));
+    return Value::generator(std::move(out));
   }
   if (a.positional.empty()) r.runtime_error("map requires a filter argument");
   const std::string name = to_str(a.positional[0]);
@@ -179,7 +180,7 @@ Value f_map(Renderer& r, const Value& v, CallArgs& a) {
     CallArgs copy = rest;
     out.push_back(r.apply_filter(name, item, copy));
   }
-  return Value::list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value select_common(Renderer& r, const Value& v, CallArgs& a, bool by_attr, bool keep_if) {
@@ -206,7 +207,7 @@ Value select_common(Renderer& r, const Value& v, CallArgs& a, bool by_attr, bool
     }
     if (ok == keep_if) out.push_back(item);
   }
-  return Value::list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value f_select(Renderer& r, const Value& v, CallArgs& a) { return select_common(r, v, a, false, true); }
@@ -439,7 +440,7 @@ Value f_batch(Renderer& r, const Value& v, CallArgs& a) {
       while (cur.size() < n) cur.push_back(*fill);
     out.push_back(Value::list(std::move(cur)));
   }
-  return Value::list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value f_sum(Renderer& r, const Value& v, CallArgs& a) {
@@ -518,7 +519,8 @@ Value t_false(Renderer&, const Value& v, CallArgs&) { return Value::boolean(v.is
 Value t_callable(Renderer&, const Value& v, CallArgs&) { return Value::boolean(v.is_callable()); }
 Value t_escaped(Renderer&, const Value& v, CallArgs&) { return Value::boolean(v.is_markup()); }
 Value t_iterable(Renderer&, const Value& v, CallArgs&) {
-  return Value::boolean(v.is_undefined() || v.is_string() || v.is_sequence_list() || v.is_dict() || v.is_loop());
+  return Value::boolean(v.is_undefined() || v.is_string() || v.is_sequence_list() || v.is_dict() || v.is_loop() ||
+                        v.is_generator());
 }
 Value t_sequence(Renderer&, const Value& v, CallArgs&) {
   return Value::boolean(v.is_undefined() || v.is_string() || v.is_sequence_list() || v.is_dict());

@@ -408,6 +408,7 @@ bool contains(Renderer& r, const Value& container, const Value& item) {
       return container.str().find(item.str()) != std::string::npos;
     case Value::Kind::List:
     case Value::Kind::Tuple:
+    case Value::Kind::Generator:
       for (const auto& v : container.items())
         if (python_equal(v, item)) return true;
       return false;

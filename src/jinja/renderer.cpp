@@ -238,8 +238,7 @@ void Renderer::exec_for(const Stmt& s, std::string& out) {
     items = std::move(kept);
   }
   auto shared_items = std::make_shared<const List>(std::move(items));
-  size_t depth0 = 0;
-  if (const Value* outer = saved->find_local("loop"); outer && outer->is_loop()) depth0 = outer->loop().depth0 + 1;
+  const size_t depth0 = 0;  // depth grows only in recursive loops (loop(...) calls), which are not supported
   for (size_t i = 0; i < shared_items->size(); ++i) {
     step();
     scope_ = std::make_shared<Scope>(Scope{saved, {}});

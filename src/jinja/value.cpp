@@ -55,6 +55,11 @@ Value Value::tuple(List items) {
   v.p_ = std::make_shared<const List>(std::move(items));
   return v;
 }
+Value Value::generator(List items) {
+  Value v(Kind::Generator);
+  v.p_ = std::make_shared<const List>(std::move(items));
+  return v;
+}
 Value Value::dict(std::shared_ptr<const Dict> d) {
   Value v(Kind::Dict);
   v.p_ = std::move(d);
@@ -169,6 +174,7 @@ const char* Value::type_name() const {
     case Kind::Namespace: return "Namespace";
     case Kind::Callable: return "function";
     case Kind::Loop: return "LoopContext";
+    case Kind::Generator: return "generator";
   }
   return "object";
 }
@@ -425,6 +431,9 @@ void append_str(std::string& out, const Value& v) {
     case K::Callable:
       out += "<function " + v.fn().name + ">";
       return;
+    case K::Generator:
+      out += "<generator object>";
+      return;
     case K::Loop:
       out += "<LoopContext " + std::to_string(v.loop().index0 + 1) + "/" + std::to_string(v.loop().items->size()) + ">";
       return;
@@ -599,6 +608,7 @@ List iterate(const Value& v) {
       return {};
     case K::List:
     case K::Tuple:
+    case K::Generator:
       return v.items();
     case K::Dict: {
       List keys;

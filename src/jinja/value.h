@@ -27,7 +27,8 @@ struct LoopState;
 
 class Value {
  public:
-  enum class Kind : uint8_t { Undefined, None, Bool, Int, Float, String, List, Tuple, Dict, Namespace, Callable, Loop };
+  // Generator: what map/select/reject/items/batch return in Jinja2: iterable once, no len(), no indexing, always true.
+  enum class Kind : uint8_t { Undefined, None, Bool, Int, Float, String, List, Tuple, Dict, Namespace, Callable, Loop, Generator };
 
   Value() = default;
   static Value none() { return Value(Kind::None); }
@@ -37,6 +38,7 @@ class Value {
   static Value string(std::string s, bool markup = false);
   static Value list(List items);
   static Value tuple(List items);
+  static Value generator(List items);
   static Value dict(std::shared_ptr<const Dict> d);
   static Value namespace_(std::shared_ptr<Namespace> ns);
   static Value callable(std::shared_ptr<const Callable> fn);
@@ -63,12 +65,13 @@ class Value {
   bool is_namespace() const { return kind_ == Kind::Namespace; }
   bool is_callable() const { return kind_ == Kind::Callable; }
   bool is_loop() const { return kind_ == Kind::Loop; }
+  bool is_generator() const { return kind_ == Kind::Generator; }
 
   bool as_bool() const { return b_; }
   int64_t as_int() const { return kind_ == Kind::Bool ? (b_ ? 1 : 0) : i_; }
   double as_float() const { return kind_ == Kind::Float ? f_ : static_cast<double>(as_int()); }
   const std::string& str() const;  // String only
-  const List& items() const;       // List/Tuple only
+  const List& items() const;       // List/Tuple/Generator only
   const Dict& dict() const;
   Namespace& ns() const;
   const Callable& fn() const;

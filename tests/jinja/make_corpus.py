@@ -245,6 +245,23 @@ FEATURES = [
     "{{ loop }}",
     "{% set k = 'v' %}{% macro show() %}{{ k }}{% endmacro %}{% set k = 'w' %}{{ show() }}",
     "{% for p in people %}{% set last = p.name %}{% endfor %}[{{ last }}]",
+    # probes of finer points
+    "{%- for x in l -%}\n  {{ x }}\n{%- endfor %}|{% for x in l %}{{ loop.depth }}{% for y in [1] %}{{ loop.depth }}{{ loop.depth0 }}{% endfor %}{% endfor %}",
+    "{{ '%s!'|format(i) }} {{ {'ü': ['x', {'y': n}], 'n': [1.5, t]}|tojson(indent=4) }} {{ d|tojson(indent='--') }}",
+    "{{ ('<a>'|safe) ~ '<b>' }} {{ '<a>'|safe|length }} {{ ['a', 'b']|join('<br>') }} {{ ('<a>'|safe + '&')|length }} {{ d|tojson|safe }}",
+    "{{ 1.5e300 * 1e10 }} {{ 0.000123 }} {{ 123456789012345678.0 }} {{ -0.0 }} {{ 2.5e-5 }} {{ 1e-4 }} {{ 12345.678 }} {{ 3.0 * 1.1 }} {{ 1e15 + 0.3 }}",
+    "{{ ['3', '4']|map('int')|list }} {{ people|map(attribute='name')|map('lower')|join(',') }} {% for a, b in [[1, 2], [3, 4]] %}{{ a + b }}{% endfor %} {{ (d|items|first)[0] }}",
+    "{{ ' '.join(['a', 1]) }}",
+    "{%- if t -%}\n  a\n{%- endif -%}\nb|{% if t %}  x  {% endif %}|\n  {# comment #}\nline|{{ i }}  {#- c -#}  z|{% raw -%}  r  {%- endraw %}|",
+    "{{ '\\'' }} {{ \"\\\"\" }} {{ 'a\\\\b' }} {{ [1, 2, 3]|select('gt', 1)|list }} {{ [1, 2, 3]|select('in', [1, 3])|list }} {{ l|first is number }}",
+    "{% set ns = namespace(found=false, n=0) %}{% macro bump() %}{% set ns.n = ns.n + 1 %}{% endmacro %}{% for p in people %}{% if p.admin %}{% set ns.found = true %}{% endif %}{{ bump() }}{% endfor %}{{ ns.found }} {{ ns.n }} {{ ns }}",
+    "{{ u|tojson(ensure_ascii=true) }} {{ 'emoji 🎉'|tojson(ensure_ascii=true) }} {{ q.title() }} {{ {'a': 1} == {'a': 1.0} }} {{ [1, 2][t] }} {{ 'abc'[1:] ~ 'abc'[:-1] }} [{{ loop.index }}]",
+    "{% macro row(cells, sep=' | ') %}{{ cells|join(sep) }}{% endmacro %}{% macro table(rows) %}{% for r in rows %}{{ caller(r) }}\n{% endfor %}{% endmacro %}{% call(r) table([['a', 'b'], ['c']]) %}{{ row(r) }}{% endcall %}",
+    "{% if messages is defined %}{% for m in messages %}{{ m.role }}{% endfor %}{% else %}no messages{% endif %}|{{ messages|default([])|length }}",
+    "{{ d|dictsort(reverse=true) }} {{ {'b': 2, 'a': 1}|dictsort(by='value') }} {{ words|sort|first }} {{ people|max(attribute='age') }} {{ [1.5, 2, -1]|min }}",
+    "{%- set sys = 'You are helpful.' -%}\n{{- sys -}}\n{%- for w in words %}\n  - {{ w }}\n{%- endfor %}\n\n{{ '\\n' }}end",
+    "{{ i|string + 'x' }} {{ n|string|length }} {{ t|string|lower }} {{ x|int }} {{ -x|int }} {{ '0x1A'|int(0, 16) }} {{ '  12  '|int }} {{ 'inf'|float }}",
+    "{% for x in [3, 1, 2]|sort %}{{ x }}{% if not loop.last %}, {% endif %}{% endfor %} {{ [] is sequence }} {{ '' is string }} {{ {} is mapping }} {{ (1, 2) is sequence }}",
 ]
 
 
