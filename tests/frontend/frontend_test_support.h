@@ -48,6 +48,14 @@ inline bool accepts_prefix(const std::shared_ptr<const grammar::CompiledGrammar>
   return true;
 }
 
+// How many bytes of `text` the matcher accepts.
+inline size_t accepted_prefix(const std::shared_ptr<const grammar::CompiledGrammar>& g, std::string_view text) {
+  grammar::Matcher m(g);
+  for (size_t i = 0; i < text.size(); ++i)
+    if (!m.accept_bytes(text.substr(i, 1))) return i;
+  return text.size();
+}
+
 inline ToolDefinition tool(std::string name, std::string parameters, bool strict = true) {
   ToolDefinition t;
   t.name = std::move(name);

@@ -82,7 +82,26 @@ class CallParser {
     return format_ == ToolCallFormat::Xml ? parse_xml(inner) : parse_json(inner);
   }
 
+  // Where the call that starts `rest` (at "<tool_call>") ends: npos when it is cut off. JSON: at the
+  // first "\n</tool_call>" (JSON text holds no raw newline inside strings, and no "<" outside them).
+  // XML: the values are read in order (a raw value may hold "</tool_call>"; it ends only at
+  // "\n</parameter>"), then "</function>" and "</tool_call>"; a call that strays from that shape
+  // ends at the first "</tool_call>".
+  size_t call_end(std::string_view rest) const {
+    if (format_ == ToolCallFormat::Json) {
+      const size_t e = rest.find("\n</tool_call>");
+      if (e != std::string_view::npos) return e + 1 + kToolCallClose.size();
+      const size_t any = rest.find(kToolCallClose);
+      return any == std::string_view::npos ? any : any + kToolCallClose.size();
+    }
+    if (const size_t e = structured_xml_end(rest); e != kMalformed) return e;
+    const size_t any = rest.find(kToolCallClose);
+    return any == std::string_view::npos ? any : any + kToolCallClose.size();
+  }
+
  private:
+  static constexpr size_t kMalformed = std::string_view::npos - 1;
+
   const std::vector<ToolDefinition>& tools_;
   ToolCallFormat format_;
   std::vector<ToolContract> contracts_;
@@ -91,6 +110,44 @@ class CallParser {
     for (const auto& c : contracts_)
       if (c.definition->name == name) return &c;
     return nullptr;
+  }
+
+  static size_t structured_xml_end(std::string_view rest) {
+    const size_t size = rest.size();
+    auto cut_or_malformed = [&](std::string_view tail, std::string_view expected) {
+      return expected.substr(0, tail.size()) == tail.substr(0, expected.size()) && tail.size() < expected.size()
+                 ? std::string_view::npos
+                 : kMalformed;
+    };
+    rest.remove_prefix(kToolCallOpen.size());
+    static constexpr std::string_view kHead = "\n<function=";
+    if (!starts_with(rest, kHead)) return cut_or_malformed(rest, kHead);
+    rest.remove_prefix(kHead.size());
+    const size_t gt = rest.find_first_of(">\n");
+    if (gt == std::string_view::npos) return std::string_view::npos;
+    if (rest[gt] != '>') return kMalformed;
+    rest.remove_prefix(gt + 1);
+    if (!starts_with(rest, "\n")) return cut_or_malformed(rest, "\n");
+    rest.remove_prefix(1);
+    while (true) {
+      if (starts_with(rest, kXmlParameterOpen)) {
+        rest.remove_prefix(kXmlParameterOpen.size());
+        const size_t e = rest.find_first_of(">\n");
+        if (e == std::string_view::npos) return std::string_view::npos;
+        if (rest[e] != '>') return kMalformed;
+        rest.remove_prefix(e + 1);
+        if (!starts_with(rest, "\n")) return cut_or_malformed(rest, "\n");
+        rest.remove_prefix(1);
+        const size_t v = rest.find(kXmlParameterClose);
+        if (v == std::string_view::npos) return rest.find(kToolCallClose) == std::string_view::npos ? std::string_view::npos : kMalformed;
+        rest.remove_prefix(v + kXmlParameterClose.size());
+      } else if (starts_with(rest, kXmlFunctionEnd)) {
+        return size - rest.size() + kXmlFunctionEnd.size();
+      } else {
+        const size_t a = cut_or_malformed(rest, kXmlParameterOpen), b = cut_or_malformed(rest, kXmlFunctionEnd);
+        return a == std::string_view::npos || b == std::string_view::npos ? std::string_view::npos : kMalformed;
+      }
+    }
   }
 
   std::optional<ToolCall> parse_json(std::string_view inner) const {
@@ -225,10 +282,11 @@ ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std
     }
     if (open == std::string_view::npos) break;
     rest.remove_prefix(open);
-    const size_t close = rest.find(kToolCallClose);
-    if (close == std::string_view::npos) break;  // cut off: neither a call nor content
-    const std::string_view whole = rest.substr(0, close + kToolCallClose.size());
-    std::optional<ToolCall> call = parser.parse(rest.substr(kToolCallOpen.size(), close - kToolCallOpen.size()));
+    const size_t end = parser.call_end(rest);
+    if (end == std::string_view::npos) break;  // cut off: neither a call nor content
+    const std::string_view whole = rest.substr(0, end);
+    std::optional<ToolCall> call =
+        parser.parse(whole.substr(kToolCallOpen.size(), whole.size() - kToolCallOpen.size() - kToolCallClose.size()));
     if (call) {
       call->id = tool_call_id(id_seed, out.tool_calls.size());
       out.tool_calls.push_back(std::move(*call));

@@ -204,7 +204,7 @@ class Builder {
     try {
       if (p.kind != XmlValueKind::Json) {
         CharAutomaton lang = xml_string_language(p).intersect(raw_text());
-        if (p.kind == XmlValueKind::RawStringOrNull) lang = lang.unite(CharAutomaton::literal(U"null"));
+        if (p.kind == XmlValueKind::RawStringOrNull) lang = lang.unite(CharAutomaton::literal(U"null")).unite(CharAutomaton::literal(U"None"));
         return automaton_rule("value " + p.name, lang);
       }
       text::LoweredSchema l = text::json_schema_grammar(p.schema.dump(), argument_format());

@@ -18,7 +18,7 @@ using OJson = nlohmann::ordered_json;
 // How an XML parameter value is written (DESIGN.md section 6).
 enum class XmlValueKind {
   RawString,        // the string itself, unquoted, up to "\n</parameter>"
-  RawStringOrNull,  // ["string","null"]: raw text, where exactly "null" stands for null
+  RawStringOrNull,  // ["string","null"]: raw text, where exactly "null" or "None" (the template's rendering) is null
   Json,             // every other type: JSON (the template renders nested values with tojson)
 };
 

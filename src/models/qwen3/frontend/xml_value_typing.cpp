@@ -244,7 +244,7 @@ OJson strict_typed_value(const std::string& raw, const XmlParameter& p) {
     case XmlValueKind::RawString:
       return raw;
     case XmlValueKind::RawStringOrNull:
-      return raw == "null" ? OJson(nullptr) : OJson(raw);
+      return raw == "null" || raw == "None" ? OJson(nullptr) : OJson(raw);
     case XmlValueKind::Json:
       break;
   }

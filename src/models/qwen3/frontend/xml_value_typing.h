@@ -14,7 +14,7 @@ namespace ninfer::qwen3 {
 // Python literal, else the text. `property_schema` null (an undeclared parameter) -> the text.
 OJson vllm_typed_value(const std::string& raw, const OJson* property_schema);
 
-// A strict tool's declared parameter: RawString -> the text; RawStringOrNull -> null for "null",
+// A strict tool's declared parameter: RawString -> the text; RawStringOrNull -> null for "null" or "None",
 // else the text; Json -> the JSON value, or the Python spelling True / False / None, else (only
 // reachable without the grammar) vLLM's typing.
 OJson strict_typed_value(const std::string& raw, const XmlParameter& parameter);
