@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <iostream>
+#include <cmath>
 #include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,9 @@
 #include "grammar/compiled_grammar.h"
 #include "grammar/matcher.h"
 #include "jinja/chat_template.h"
+#include "jinja/template.h"
+#include "models/model_loader.h"
+#include "runtime/chat_prompt.h"
 #include "models/qwen3/frontend/qwen3_frontend.h"
 #include "ninfer/engine.h"
 #include "tokenizer/token_domain_source.h"
@@ -109,26 +114,63 @@ RequestOptions required_call() {
   return ro;
 }
 
-// prepare + submit (render, tool parsing, grammar from the cache or compiled) in milliseconds.
-double prepare_ms(Engine& engine, const PromptInput& in) {
-  const Clock::time_point t0 = Clock::now();
+// One request's preparation, in milliseconds: Engine::prepare (render, tool parsing, tokenising)
+// and Engine::submit (the output grammar from the cache or compiled, the session and its initial
+// mask), and the render and tokenising alone, measured apart on the same input.
+struct PrepareTimes {
+  double prepare = 0, submit = 0, render = 0, tokenize = 0;
+};
+
+PrepareTimes prepare_times(Engine& engine, const PromptInput& in, const std::string& template_source,
+                           const tokenizer::Tokenizer& tok) {
+  PrepareTimes t;
+  Clock::time_point t0 = Clock::now();
   PreparedPrompt p = engine.prepare(in);
+  t.prepare = ms_since(t0);
+  const std::string rendered = p.rendered;
+  t0 = Clock::now();
   RequestHandle h = engine.submit(std::move(p), required_call());
-  const double ms = ms_since(t0);
+  t.submit = ms_since(t0);
   h.wait();
-  return ms;
+  // Let the model's thread pool go idle: its spinning workers would otherwise take the cores from
+  // the next measurement (this machine has two).
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const nlohmann::ordered_json context = nlohmann::ordered_json::parse(in.chat_prompt->context_json);
+  const auto tmpl = jinja::parse_cached(template_source);
+  t0 = Clock::now();
+  const std::string again = tmpl->render(context);
+  t.render = ms_since(t0);
+  t0 = Clock::now();
+  const std::vector<int32_t> ids = tok.encode(rendered);
+  t.tokenize = ms_since(t0);
+  if (again.empty() || ids.empty()) throw std::runtime_error("empty render");
+  return t;
 }
 
-// Mask fill times along seeded random walks through the tool grammar (legal tokens only).
-std::vector<double> mask_times_us(const PreparedPrompt& p, const tokenizer::Tokenizer& tok,
-                                  const std::shared_ptr<const grammar::TokenDomain>& domain, const BenchChatArgs& a) {
+// The output grammar built and compiled outside the cache (lowering and compile timed apart, with
+// the engine's compile options), then mask fill times along seeded random walks through it.
+struct GrammarTimes {
+  double lower_ms = 0, compile_ms = 0;
+  std::vector<double> mask_us;
+};
+
+GrammarTimes grammar_times(const PreparedPrompt& p, const std::shared_ptr<const grammar::TokenDomain>& domain,
+                           const BenchChatArgs& a) {
   qwen3::OutputLanguage lang;
   lang.start = p.start;
   lang.tools = &p.tools;
   lang.format = p.tool_format;
   lang.choice.mode = ToolChoiceMode::Required;
-  auto compiled = grammar::compile(qwen3::output_language_grammar(lang), domain);
-  std::vector<double> us;
+  GrammarTimes out;
+  Clock::time_point t0 = Clock::now();
+  grammar::Grammar g = qwen3::output_language_grammar(lang);
+  out.lower_ms = ms_since(t0);
+  grammar::CompileOptions co;
+  co.eager_max_kernel_states = 1024;  // as the engine compiles
+  t0 = Clock::now();
+  auto compiled = grammar::compile(g, domain, co);
+  out.compile_ms = ms_since(t0);
+  std::vector<double>& us = out.mask_us;
   std::mt19937_64 rng(a.seed);
   for (int walk = 0; walk < 4; ++walk) {
     grammar::Matcher m(compiled);
@@ -145,8 +187,7 @@ std::vector<double> mask_times_us(const PreparedPrompt& p, const tokenizer::Toke
       if (!m.accept_token(t)) break;
     }
   }
-  (void)tok;
-  return us;
+  return out;
 }
 
 int run_bench_chat(const BenchChatArgs& a) {
@@ -158,6 +199,14 @@ int run_bench_chat(const BenchChatArgs& a) {
     Engine engine(eo);
     std::string source;
     if (!a.chat_template.empty()) source = jinja::load_chat_template(a.chat_template, true).source;
+    // The template the engine renders with when none is given: the model's own.
+    const std::string render_source =
+        source.empty() ? runtime::ModelChatTemplates(runtime::model_tokenizer_config(
+                                                         a.model.empty() ? models::ensure_default_model() : a.model),
+                                                     "model")
+                             .select(true)
+                             .source
+                       : source;
     nlohmann::ordered_json out;
     out["bench"] = "chat-prepare";
     out["model"] = engine.model_description();
@@ -167,20 +216,41 @@ int run_bench_chat(const BenchChatArgs& a) {
     std::shared_ptr<const tokenizer::Tokenizer> tok = tokenizer::Tokenizer::load("qwen3");
     std::shared_ptr<const grammar::TokenDomain> domain = tokenizer::build_token_domain(*tok);
     for (int n : a.tool_counts) {
-      std::vector<double> cold, warm;
+      // Cold: a tool set the cache has never seen; warm: the same request again.
+      std::vector<PrepareTimes> cold, warm;
       for (int r = 0; r < a.repeats; ++r) {
         const PromptInput in = chat_input(n, "r" + std::to_string(r) + "n" + std::to_string(n), a, source);
-        cold.push_back(prepare_ms(engine, in));
-        warm.push_back(prepare_ms(engine, in));
+        cold.push_back(prepare_times(engine, in, render_source, *tok));
+        warm.push_back(prepare_times(engine, in, render_source, *tok));
       }
+      const auto column = [](const std::vector<PrepareTimes>& v, double PrepareTimes::*f) {
+        std::vector<double> out;
+        for (const PrepareTimes& t : v) out.push_back(t.*f);
+        return summarize(out);
+      };
+      const auto grammar_cost = [](const std::vector<PrepareTimes>& v) {
+        std::vector<double> out;  // render + tool grammar: the prepare target
+        for (const PrepareTimes& t : v) out.push_back(t.render + t.submit);
+        return summarize(out);
+      };
       const PreparedPrompt p = engine.prepare(chat_input(n, "walk", a, source));
       nlohmann::ordered_json row;
       row["tools"] = n;
       row["format"] = tool_call_format_name(p.tool_format);
       row["prompt_tokens"] = p.tokens.size();
-      row["cold_ms"] = summarize(cold);
-      row["warm_ms"] = summarize(warm);
-      row["mask_us"] = summarize(mask_times_us(p, *tok, domain, a));
+      for (const auto& [name, v] : {std::pair{"cold", &cold}, std::pair{"warm", &warm}}) {
+        nlohmann::ordered_json j;
+        j["render_plus_grammar_ms"] = grammar_cost(*v);
+        j["render_ms"] = column(*v, &PrepareTimes::render);
+        j["submit_ms"] = column(*v, &PrepareTimes::submit);
+        j["prepare_ms"] = column(*v, &PrepareTimes::prepare);
+        j["tokenize_ms"] = column(*v, &PrepareTimes::tokenize);
+        row[name] = j;
+      }
+      const GrammarTimes g = grammar_times(p, domain, a);
+      row["lower_ms"] = std::round(g.lower_ms * 1000) / 1000;
+      row["compile_ms"] = std::round(g.compile_ms * 1000) / 1000;
+      row["mask_us"] = summarize(g.mask_us);
       rows.push_back(row);
     }
     out["results"] = rows;

@@ -12,14 +12,20 @@ StopStrings::StopStrings(std::vector<std::string> stops) : stops_(std::move(stop
 std::string StopStrings::push(std::string_view text) {
   if (stopped_) return "";
   if (stops_.empty()) return std::string(text);
+  const size_t old_size = held_.size();
   held_.append(text);
-  size_t first = std::string::npos;
-  for (const std::string& s : stops_) first = std::min(first, held_.find(s));
-  if (first != std::string::npos) {
-    stopped_ = true;
-    std::string out = held_.substr(0, first);
-    held_.clear();
-    return out;
+  // Generation stops when the first stop string is complete: scan the new end positions in order
+  // (earlier ends were checked by earlier pushes); at one end, the longest stop starts first.
+  for (size_t end = old_size + 1; end <= held_.size(); ++end) {
+    size_t start = std::string::npos;
+    for (const std::string& s : stops_)
+      if (s.size() <= end && held_.compare(end - s.size(), s.size(), s) == 0) start = std::min(start, end - s.size());
+    if (start != std::string::npos) {
+      stopped_ = true;
+      std::string out = held_.substr(0, start);
+      held_.clear();
+      return out;
+    }
   }
   // Hold back the longest tail that is a proper prefix of some stop string.
   size_t keep = 0;

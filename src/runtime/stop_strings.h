@@ -1,5 +1,5 @@
-// Stop strings (OpenAI `stop`): the output ends before the first occurrence of any of them, and the
-// stop string itself is never published. Text that could still become a stop string is held back
+// Stop strings (OpenAI `stop`): generation ends as soon as the text holds one of them (the first to
+// be complete), the output ends before it, and the stop string itself is never published. Text that could still become a stop string is held back
 // from the stream until the next commit decides, so a stream never shows what the result drops.
 #pragma once
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ninfer/constraint_error.h"
+#include "text/automaton_memo.h"
 #include "text/char_automaton.h"
 #include "text/integer_ranges.h"
 #include "text/ir_builder.h"
@@ -399,8 +400,14 @@ class Emitter {
     spec.multiple_of = modulus;
     if (std::isfinite(lower)) spec.lower = NumberBound{lower, lower_ex};
     if (std::isfinite(upper)) spec.upper = NumberBound{upper, upper_ex};
+    char key[160];
+    std::snprintf(key, sizeof key, "num:%d:%llu:%.17g:%d:%.17g:%d", int(integral), static_cast<unsigned long long>(modulus),
+                  spec.lower ? lower : -HUGE_VAL, int(lower_ex), spec.upper ? upper : HUGE_VAL, int(upper_ex));
+    if (auto known = AutomatonMemo::shared().find(key)) return known;
     try {
-      return number_automaton(spec);
+      auto a = number_automaton(spec);
+      AutomatonMemo::shared().put(key, a);
+      return a;
     } catch (const std::invalid_argument& e) {
       unsupported(modulus > 0 ? "multipleOf" : "minimum", s.number_pointer.empty() ? s.excluded_pointer : s.number_pointer,
                   e.what());
@@ -511,15 +518,24 @@ class Emitter {
     // Equal string constraints (six `format: hostname` properties, say) share one automaton: built
     // and minimised once, and one shared rule in the grammar automaton.
     const std::string key = string_language_key(s);
+    // Across compiles too (AutomatonMemo): the key holds everything the language depends on,
+    // the length cap included.
+    const std::string memo_key = "str:" + std::to_string(limits_.max_string_length) + ":" + key;
     if (auto it = string_automata_.find(key); it != string_automata_.end()) {
       content = automaton(it->second);
+    } else if (auto known = AutomatonMemo::shared().find(memo_key)) {
+      string_automata_.emplace(key, known);
+      content = automaton(std::move(known));
     } else if (auto lang = string_language(s)) {
       if (lang->is_empty()) {
         if (first_unsat_.empty()) first_unsat_ = s.pointer;
         return choice({});
       }
       content = lang->to_ir(g_, Encoding::JsonString);
-      if (g_.exprs[content].kind == grammar::ExprKind::Automaton) string_automata_.emplace(key, g_.exprs[content].automaton);
+      if (g_.exprs[content].kind == grammar::ExprKind::Automaton) {
+        string_automata_.emplace(key, g_.exprs[content].automaton);
+        AutomatonMemo::shared().put(memo_key, g_.exprs[content].automaton);
+      }
     } else if (s.min_length == 0 && s.max_length == std::numeric_limits<uint64_t>::max()) {
       content = automaton(json_string_content());
     } else {
@@ -546,10 +562,16 @@ class Emitter {
     const auto key = std::make_pair(min, max);
     auto it = length_automata_.find(key);
     if (it == length_automata_.end()) {
-      const CharAutomaton a = CharAutomaton::length_between(min, max, budget());
-      grammar::Grammar scratch;
-      const int32_t x = a.to_ir(scratch, Encoding::JsonString);
-      it = length_automata_.emplace(key, scratch.exprs[x].automaton).first;
+      const std::string memo_key = "len:" + std::to_string(limits_.max_string_length) + ":" + std::to_string(min) + "," +
+                                   std::to_string(max);
+      std::shared_ptr<const grammar::ByteAutomaton> a = AutomatonMemo::shared().find(memo_key);
+      if (!a) {
+        grammar::Grammar scratch;
+        const int32_t x = CharAutomaton::length_between(min, max, budget()).to_ir(scratch, Encoding::JsonString);
+        a = scratch.exprs[x].automaton;
+        AutomatonMemo::shared().put(memo_key, a);
+      }
+      it = length_automata_.emplace(key, std::move(a)).first;
     }
     return it->second;
   }

@@ -224,7 +224,7 @@ TEST(ChatEngine, StopStringsEndAnUnconstrainedOutputBeforeTheStop) {
   while (auto ev = h.next()) streamed += ev->text;
   const GenerationResult cut = h.wait();
   EXPECT_EQ(cut.finish_reason, FinishReason::Stop);
-  EXPECT_EQ(cut.text, full.text.substr(0, full.text.find(stop)));
+  EXPECT_EQ(cut.text, full.text.substr(0, full.text.find(stop)));  // a single stop: its first occurrence
   EXPECT_EQ(streamed, cut.text);
   ro.constraint = OutputConstraint::json_object();
   EXPECT_THROW(e->submit(e->prepare(in), ro), RequestError);

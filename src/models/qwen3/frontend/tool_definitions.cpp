@@ -23,7 +23,7 @@ bool is_valid_tool_name(std::string_view name) {
   return true;
 }
 
-std::vector<ToolDefinition> parse_tools(const nlohmann::json& tools) {
+std::vector<ToolDefinition> parse_tools(const nlohmann::ordered_json& tools) {
   if (!tools.is_array()) throw invalid("tools", "tools must be an array");
   std::vector<ToolDefinition> out;
   std::set<std::string> names;

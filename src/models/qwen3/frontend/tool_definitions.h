@@ -11,10 +11,10 @@
 
 namespace ninfer::qwen3 {
 
-// Each element {"type":"function","function":{"name","description"?,"parameters"?,"strict"?}}.
+// Ordered, so that each schema keeps its declared property order. Each element {"type":"function","function":{"name","description"?,"parameters"?,"strict"?}}.
 // Names follow OpenAI's rule [a-zA-Z0-9_-]{1,64} and are unique. Throws RequestError(InvalidTools)
 // with param() naming the field ("tools[2].function.name").
-std::vector<ToolDefinition> parse_tools(const nlohmann::json& tools);
+std::vector<ToolDefinition> parse_tools(const nlohmann::ordered_json& tools);
 
 // Xml when the template source writes "<function=" (Qwen3-Coder, Qwen3.5), else Json (Qwen3).
 ToolCallFormat tool_format_for_template(std::string_view template_source);
