@@ -260,9 +260,7 @@ ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std
   }
   const size_t first = tools.empty() ? std::string_view::npos : body.find(kToolCallOpen);
   if (first == std::string_view::npos) {
-    std::string_view content = body;
-    if (!tools.empty()) content.remove_suffix(partial_suffix(content, kToolCallOpen));  // a call being opened
-    out.content = std::string(content);
+    out.content = std::string(body);  // a trailing "<tool_c" stays: the language lets text end that way
     return out;
   }
   std::string_view before = body.substr(0, first);
