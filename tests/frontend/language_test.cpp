@@ -181,6 +181,16 @@ TEST(XmlToolLanguage, RejectsNearMisses) {
   EXPECT_FALSE(accepts_prefix(g, "<tool_call>\n<function=search>\n<parameter=exact>"));  // query is required
 }
 
+TEST(XmlToolLanguage, AStrictToolWithoutParametersTakesNone) {
+  std::vector<ToolDefinition> tools{tool("ping", "")};
+  const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Required)).compile();
+  EXPECT_TRUE(accepts(g, "<tool_call>\n<function=ping>\n</function>\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(g, "<tool_call>\n<function=ping>\n<p"));
+  const auto j = Lang(tools, ToolCallFormat::Json, choice(ToolChoiceMode::Required)).compile();
+  EXPECT_TRUE(accepts(j, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(j, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {\""));
+}
+
 TEST(XmlToolLanguage, NonStrictToolsTakeAnyParametersInAnyOrder) {
   std::vector<ToolDefinition> tools{tool("get_weather", kWeather, false)};
   const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Required)).compile();
