@@ -60,7 +60,7 @@ Split split_thinking(std::string_view text, bool opened_by_output) {
 
 class CallParser {
  public:
-  CallParser(const std::vector<ToolDefinition>& tools, ToolCallFormat format) : tools_(tools), format_(format) {
+  CallParser(const std::vector<ToolDefinition>& tools, ToolCallFormat format) : format_(format) {
     contracts_.reserve(tools.size());
     for (size_t i = 0; i < tools.size(); ++i) {
       ToolContract c;
@@ -102,7 +102,6 @@ class CallParser {
  private:
   static constexpr size_t kMalformed = std::string_view::npos - 1;
 
-  const std::vector<ToolDefinition>& tools_;
   ToolCallFormat format_;
   std::vector<ToolContract> contracts_;
 
