@@ -181,6 +181,16 @@ TEST(XmlToolLanguage, RejectsNearMisses) {
   EXPECT_FALSE(accepts_prefix(g, "<tool_call>\n<function=search>\n<parameter=exact>"));  // query is required
 }
 
+TEST(XmlToolLanguage, AStrictToolWithoutParametersTakesNone) {
+  std::vector<ToolDefinition> tools{tool("ping", "")};
+  const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Required)).compile();
+  EXPECT_TRUE(accepts(g, "<tool_call>\n<function=ping>\n</function>\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(g, "<tool_call>\n<function=ping>\n<p"));
+  const auto j = Lang(tools, ToolCallFormat::Json, choice(ToolChoiceMode::Required)).compile();
+  EXPECT_TRUE(accepts(j, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(j, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {\""));
+}
+
 TEST(XmlToolLanguage, NonStrictToolsTakeAnyParametersInAnyOrder) {
   std::vector<ToolDefinition> tools{tool("get_weather", kWeather, false)};
   const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Required)).compile();
@@ -212,6 +222,46 @@ TEST(XmlToolLanguage, AmbiguousStringUnionsAreRejectedAtTheirPointer) {
       EXPECT_EQ(e.tool(), 1) << prop;
       EXPECT_EQ(e.pointer(), "/properties/v") << prop;
     }
+  }
+}
+
+TEST(XmlToolLanguage, PropertiesMayReferToTheRootDefinitions) {
+  std::vector<ToolDefinition> tools{tool(
+      "ship", R"({"$defs":{"A":{"type":"object","properties":{"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["zip"],"additionalProperties":false},"Code":{"type":"string","enum":["x","y"]}},"type":"object","properties":{"to":{"$ref":"#/$defs/A"},"code":{"$ref":"#/$defs/Code"}},"required":["to","code"],"additionalProperties":false})")};
+  const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Required)).compile();
+  const std::string head = "<tool_call>\n<function=ship>\n<parameter=to>\n";
+  EXPECT_TRUE(accepts(g, head + "{\"zip\": \"12345\"}\n</parameter>\n<parameter=code>\ny\n</parameter>\n</function>\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(g, head + "{\"zip\": \"1234x"));
+  EXPECT_FALSE(accepts_prefix(g, head + "{\"zip\": \"12345\"}\n</parameter>\n<parameter=code>\nz"));
+  std::vector<ToolDefinition> foreign{tool(
+      "f", R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"$ref":"#/properties/a"}},"additionalProperties":false})")};
+  try {
+    output_language_grammar(Lang(foreign, ToolCallFormat::Xml, choice(ToolChoiceMode::Auto)).lang);
+    ADD_FAILURE();
+  } catch (const ConstraintError& e) {
+    EXPECT_EQ(e.kind(), ConstraintErrorKind::UnsupportedSchema);
+    EXPECT_EQ(e.pointer(), "/properties/b/$ref");
+    EXPECT_EQ(e.tool(), 0);
+  }
+}
+
+TEST(XmlToolLanguage, AutomaticEnforcementWithoutNarrowingAlsoTakesUndeclaredNames) {
+  std::vector<ToolDefinition> tools{tool("get_weather", kWeather)};
+  const auto g = Lang(tools, ToolCallFormat::Xml, choice(ToolChoiceMode::Auto, {}, true, ToolEnforcement::Automatic)).compile();
+  EXPECT_TRUE(accepts(g, "<tool_call>\n<function=other>\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call>"));
+  EXPECT_FALSE(accepts_prefix(g, "<tool_call>\n<function=get_weather>\n<parameter=q>"));  // declared: its schema holds
+}
+
+TEST(BodyConstraintErrors, PassThroughAsTheConstraintCompilerThrowsThem) {
+  const OutputConstraint body = OutputConstraint::json_schema(R"({"type":"object","properties":{"a":{"type":"integer","minimum":"x"}}})");
+  Lang l(two_tools(), ToolCallFormat::Json, choice(ToolChoiceMode::Auto));
+  l.lang.body = &body;
+  try {
+    output_language_grammar(l.lang);
+    ADD_FAILURE();
+  } catch (const ConstraintError& e) {
+    EXPECT_EQ(e.tool(), -1);
+    EXPECT_EQ(e.pointer(), "/properties/a/minimum");
   }
 }
 

@@ -82,8 +82,11 @@ TEST(ChatOutputParser, ACutOffCallIsNeitherACallNorContent) {
                                            ToolCallFormat::Xml, 1);
   EXPECT_EQ(xml.content, "");
   EXPECT_TRUE(xml.tool_calls.empty());
-  const ChatOutput opening = parse_chat_output("Sure.\n<tool_c", OutputStart::Body, tools(true), ToolCallFormat::Json, 1);
-  EXPECT_EQ(opening.content, "Sure.\n");
+  // After a call, a partial "<tool_c" can only be the next call being opened.
+  const ChatOutput opening = parse_chat_output("<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>\n<tool_c",
+                                               OutputStart::Body, tools(true), ToolCallFormat::Json, 1);
+  EXPECT_EQ(opening.content, "");
+  EXPECT_EQ(opening.tool_calls.size(), 1u);
 }
 
 TEST(ChatOutputParser, ReasoningNeverLeaksIntoContentWithCalls) {

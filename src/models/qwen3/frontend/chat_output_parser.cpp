@@ -60,7 +60,7 @@ Split split_thinking(std::string_view text, bool opened_by_output) {
 
 class CallParser {
  public:
-  CallParser(const std::vector<ToolDefinition>& tools, ToolCallFormat format) : tools_(tools), format_(format) {
+  CallParser(const std::vector<ToolDefinition>& tools, ToolCallFormat format) : format_(format) {
     contracts_.reserve(tools.size());
     for (size_t i = 0; i < tools.size(); ++i) {
       ToolContract c;
@@ -102,7 +102,6 @@ class CallParser {
  private:
   static constexpr size_t kMalformed = std::string_view::npos - 1;
 
-  const std::vector<ToolDefinition>& tools_;
   ToolCallFormat format_;
   std::vector<ToolContract> contracts_;
 
@@ -260,9 +259,7 @@ ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std
   }
   const size_t first = tools.empty() ? std::string_view::npos : body.find(kToolCallOpen);
   if (first == std::string_view::npos) {
-    std::string_view content = body;
-    if (!tools.empty()) content.remove_suffix(partial_suffix(content, kToolCallOpen));  // a call being opened
-    out.content = std::string(content);
+    out.content = std::string(body);  // a trailing "<tool_c" stays: the language lets text end that way
     return out;
   }
   std::string_view before = body.substr(0, first);

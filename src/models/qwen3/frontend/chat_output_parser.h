@@ -14,7 +14,8 @@ namespace ninfer::qwen3 {
 //   thinking phase is all reasoning (a trailing partial close is dropped). Never in content.
 // - content: the body text before the first "<tool_call>", without the separator the template
 //   writes before a call ("\n" for JSON, "\n\n" for XML); non-call text between or after calls
-//   (possible only without a grammar) is appended.
+//   (possible only without a grammar) is appended; a partial "<tool_call" after the last call is
+//   dropped (the next call being opened), before any call it is text (the language lets text end so).
 // - tool_calls: each closed call, arguments typed by the tool's schema (XML: FACTS.md 5.2; JSON:
 //   the arguments object re-serialised compactly). A cut-off call (no "</tool_call>") is dropped
 //   and its text is not content; a closed call that does not parse stays in content as text.

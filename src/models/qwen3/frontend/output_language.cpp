@@ -1,6 +1,8 @@
 #include "models/qwen3/frontend/output_language.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "grammar/grammar_splice.h"
@@ -38,9 +40,68 @@ bool names_narrowed(const OutputLanguage& lang) {
 
 std::u32string u32(std::string_view s) { return text::utf8_to_u32(s); }
 
+// The fixed text languages, built once per process (thread-safe statics).
+const CharAutomaton& thinking_text() {
+  static const CharAutomaton a = text::text_excluding({std::string(kThinkOpen), std::string(kThinkEndTag)});
+  return a;
+}
+const CharAutomaton& body_text(bool with_tools) {
+  static const CharAutomaton plain = thinking_text();
+  static const CharAutomaton tools =
+      text::text_excluding({std::string(kThinkOpen), std::string(kThinkEndTag), std::string(kToolCallOpen)});
+  return with_tools ? tools : plain;
+}
+// Raw XML values: any text without the terminator.
+const CharAutomaton& raw_text() {
+  static const CharAutomaton a = text::text_excluding({std::string(kXmlValueEnd)});
+  return a;
+}
+// Names inside "<function=" / "<parameter=": one or more characters, no '>' and no newline.
+const CharAutomaton& any_name() {
+  static const CharAutomaton a = text::text_excluding({">", "\n"}).intersect(CharAutomaton::length_between(1, UINT32_MAX));
+  return a;
+}
+
+// Lowered argument grammars by (format, strict, parameters): requests that share tools lower each
+// one once. Bounded; cleared whole when full (cheap to rebuild, and it keeps no request alive).
+class ArgumentGrammarCache {
+ public:
+  static constexpr size_t kMaxEntries = 512;
+  std::shared_ptr<const grammar::Grammar> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : it->second;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    map_.clear();
+  }
+  void insert(const std::string& key, std::shared_ptr<const grammar::Grammar> g) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kMaxEntries) map_.clear();
+    map_.emplace(key, std::move(g));
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const grammar::Grammar>> map_;
+};
+
+ArgumentGrammarCache& argument_cache() {
+  static ArgumentGrammarCache cache;
+  return cache;
+}
+
 class Builder {
  public:
   explicit Builder(const OutputLanguage& lang) : lang_(lang) {}
+
+  // A tool's arguments alone (JSON: the object; XML: the parameter sequence) as a grammar.
+  grammar::Grammar build_arguments(ToolContract& c) {
+    const int32_t body = lang_.format == ToolCallFormat::Xml ? xml_parameters(c) : json_arguments(c);
+    g_.root = rule("arguments", body);
+    return std::move(g_);
+  }
 
   grammar::Grammar build() {
     const int32_t after_thinking = ir::rule_ref(g_, rule("output", body_part()));
@@ -76,16 +137,17 @@ class Builder {
 
   // Free reasoning (no <think> or </think>), then the canonical close. EOS cannot come inside.
   int32_t thinking() {
-    const int32_t text = automaton_rule("thinking", text::text_excluding({std::string(kThinkOpen), std::string(kThinkEndTag)}));
+    const int32_t text = automaton_rule("thinking", thinking_text());
     return ir::seq(g_, {text, lit(kThinkClose)});
   }
 
   // Free body text: never the thinking tags; with tools never "<tool_call>" either.
   int32_t free_text() {
-    std::vector<std::string> forbidden{std::string(kThinkOpen), std::string(kThinkEndTag)};
-    if (has_tools(lang_)) forbidden.emplace_back(kToolCallOpen);
-    return automaton_rule("text", text::text_excluding(forbidden));
+    if (free_text_ < 0) free_text_ = automaton_rule("text", body_text(has_tools(lang_)));
+    return free_text_;
   }
+
+  int32_t free_text_ = -1;
 
   int32_t body() {
     if (!lang_.body) return free_text();
@@ -163,9 +225,21 @@ class Builder {
   }
   int32_t any_object_ = -1;
 
-  int32_t json_call(const ToolContract& c) {
+  // Through the argument cache (strict tools; a non-strict one shares the any-object rule).
+  int32_t arguments(ToolContract& c) {
+    if (!c.definition->strict) return lang_.format == ToolCallFormat::Xml ? xml_parameters(c) : json_arguments(c);
+    const std::string key = std::string(lang_.format == ToolCallFormat::Xml ? "xml|" : "json|") + c.definition->parameters;
+    std::shared_ptr<const grammar::Grammar> sub = argument_cache().find(key);
+    if (!sub) {
+      sub = std::make_shared<const grammar::Grammar>(Builder(lang_).build_arguments(c));
+      argument_cache().insert(key, sub);
+    }
+    return splice(*sub, "tool" + std::to_string(c.index) + "/");
+  }
+
+  int32_t json_call(ToolContract& c) {
     const std::string head = std::string(kJsonCallHead) + c.definition->name + std::string(kJsonCallMiddle);
-    return ir::seq(g_, {lit(head), json_arguments(c), lit(kJsonCallTail)});
+    return ir::seq(g_, {lit(head), arguments(c), lit(kJsonCallTail)});
   }
 
   int32_t json_any_call(const std::vector<std::string>& declared) {
@@ -175,9 +249,6 @@ class Builder {
 
   // ---- XML format -------------------------------------------------------------------------------
 
-  // Raw text up to the value terminator.
-  CharAutomaton raw_text() { return text::text_excluding({std::string(kXmlValueEnd)}); }
-
   int32_t raw_value() {
     if (raw_value_ < 0) raw_value_ = automaton_rule("raw value", raw_text());
     return raw_value_;
@@ -186,12 +257,16 @@ class Builder {
 
   // A parameter name: no '>' and no newline, not one of `taken`.
   int32_t parameter_name(const std::vector<std::string>& taken) {
-    CharAutomaton names = text::text_excluding({">", "\n"}).intersect(CharAutomaton::length_between(1, UINT32_MAX));
+    if (taken.empty()) {
+      if (any_name_ < 0) any_name_ = automaton_rule("name", any_name());
+      return any_name_;
+    }
     CharAutomaton excluded;
     for (const auto& t : taken) excluded = excluded.unite(CharAutomaton::literal(u32(t)));
-    if (!taken.empty()) names = names.intersect(excluded.complement());
-    return automaton_rule("name", names);
+    return automaton_rule("name", any_name().intersect(excluded.complement()));
   }
+
+  int32_t any_name_ = -1;
 
   // Any number of parameters, any names except `taken`, raw values.
   int32_t free_parameters(const std::vector<std::string>& taken) {
@@ -203,7 +278,9 @@ class Builder {
   int32_t xml_value(const ToolContract& c, const XmlParameter& p) {
     try {
       if (p.kind != XmlValueKind::Json) {
-        CharAutomaton lang = xml_string_language(p).intersect(raw_text());
+        const CharAutomaton own = xml_string_language(p);
+        if (p.kind == XmlValueKind::RawString && own == CharAutomaton::any_string()) return raw_value();
+        CharAutomaton lang = own.intersect(raw_text());
         if (p.kind == XmlValueKind::RawStringOrNull) lang = lang.unite(CharAutomaton::literal(U"null")).unite(CharAutomaton::literal(U"None"));
         return automaton_rule("value " + p.name, lang);
       }
@@ -238,7 +315,7 @@ class Builder {
   }
 
   int32_t xml_call(ToolContract& c) {
-    return ir::seq(g_, {lit(std::string(kXmlCallHead) + c.definition->name + ">\n"), xml_parameters(c), lit(kXmlFunctionEnd)});
+    return ir::seq(g_, {lit(std::string(kXmlCallHead) + c.definition->name + ">\n"), arguments(c), lit(kXmlFunctionEnd)});
   }
 
   int32_t xml_any_call(const std::vector<std::string>& declared) {
@@ -282,5 +359,7 @@ std::string output_language_key(const OutputLanguage& lang) {
 }
 
 grammar::Grammar output_language_grammar(const OutputLanguage& lang) { return Builder(lang).build(); }
+
+void clear_argument_grammar_cache() { argument_cache().clear(); }
 
 }  // namespace ninfer::qwen3

@@ -159,6 +159,7 @@ void plan(ToolContract& c) {
   const OJson& root = c.parameters;
   c.xml_parameters.clear();
   c.xml_additional = false;
+  if (c.definition && c.definition->parameters.empty()) return;  // no parameters declared: none may come
   if (!root.is_object()) throw unsupported("", "type", "the XML tool-call format needs an object schema for the parameters");
   for (auto it = root.begin(); it != root.end(); ++it) {
     if (!root_keyword_allowed(it.key()))
