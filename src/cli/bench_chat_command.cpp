@@ -82,6 +82,9 @@ nlohmann::ordered_json make_tool(int index, const std::string& tag) {
         "required":["filters","limit","order"],"additionalProperties":false})");
       break;
   }
+  // The tag also enters the schema text (an annotation), so no cache keyed by the parameters
+  // text (the argument grammars', the compile cache's) has seen this tool.
+  params["description"] = "Arguments of " + name;
   return {{"type", "function"},
           {"function", {{"name", name}, {"description", "Benchmark tool " + name}, {"parameters", params}, {"strict", true}}}};
 }

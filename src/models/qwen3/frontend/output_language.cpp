@@ -14,6 +14,7 @@
 #include "text/ir_builder.h"
 #include "text/json_schema_compiler.h"
 #include "text/json_string_automaton.h"
+#include "text/automaton_memo.h"
 #include "text/text_excluding.h"
 
 namespace ninfer::qwen3 {
@@ -278,11 +279,19 @@ class Builder {
   int32_t xml_value(const ToolContract& c, const XmlParameter& p) {
     try {
       if (p.kind != XmlValueKind::Json) {
+        // The value's language depends only on the parameter's schema (its own root for $ref) and
+        // kind: built once per process for equal parameters (text/automaton_memo.h).
+        const std::string memo_key = "xmlraw:" + std::to_string(int(p.kind)) + ":" + p.schema.dump();
+        if (auto known = text::AutomatonMemo::shared().find(memo_key))
+          return ir::rule_ref(g_, rule("value " + p.name, ir::automaton(g_, std::move(known))));
         const CharAutomaton own = xml_string_language(p);
         if (p.kind == XmlValueKind::RawString && own == CharAutomaton::any_string()) return raw_value();
         CharAutomaton lang = own.intersect(raw_text());
         if (p.kind == XmlValueKind::RawStringOrNull) lang = lang.unite(CharAutomaton::literal(U"null")).unite(CharAutomaton::literal(U"None"));
-        return automaton_rule("value " + p.name, lang);
+        const int32_t body = lang.to_ir(g_, text::Encoding::Raw);
+        if (g_.exprs[body].kind == grammar::ExprKind::Automaton)
+          text::AutomatonMemo::shared().put(memo_key, g_.exprs[body].automaton);
+        return ir::rule_ref(g_, rule("value " + p.name, body));
       }
       text::LoweredSchema l = text::json_schema_grammar(p.schema.dump(), argument_format());
       std::vector<int32_t> alternatives{splice(l.grammar, "tool" + std::to_string(c.index) + "/" + p.name + "/")};
