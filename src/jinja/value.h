@@ -80,6 +80,8 @@ class Value {
   bool undefined_unsafe() const { return markup_; }
 
   bool truthy() const;
+  uint32_t depth() const { return depth_; }
+  static constexpr uint32_t kMaxDepth = 500;  // deeper containers are a TemplateError(Limit)
   const char* type_name() const;  // Python's type name, for messages
 
  private:
@@ -87,6 +89,7 @@ class Value {
   Kind kind_ = Kind::Undefined;
   bool markup_ = false;  // String: Markup; Undefined: sandbox-blocked attribute
   bool b_ = false;
+  uint32_t depth_ = 0;  // container nesting (bounded: printing and comparing recurse over it)
   int64_t i_ = 0;
   double f_ = 0;
   std::shared_ptr<const void> p_;
