@@ -1,9 +1,12 @@
 #include "cli/chat_commands.h"
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +21,38 @@ using ojson = nlohmann::ordered_json;
 struct RenderArgs {
   std::string template_spec;
   std::string context_file;
+  int bench = 0;  // > 0: render that many times and print timings as JSON instead of the text
 };
+
+double us_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+// Cold = first parse (uncached) + render; warm = cached parse + render, as a server sees a repeated template.
+int run_bench(const jinja::ChatTemplateSource& source, const ojson& context, int n) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto parsed = jinja::Template::parse(source.source);
+  const auto t1 = Clock::now();
+  const std::string first = parsed->render(context);
+  const auto t2 = Clock::now();
+  std::vector<double> warm;
+  warm.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const auto a = Clock::now();
+    const std::string out = jinja::parse_cached(source.source)->render(context);
+    warm.push_back(us_between(a, Clock::now()));
+  }
+  std::sort(warm.begin(), warm.end());
+  auto pct = [&](double p) { return warm[std::min(warm.size() - 1, static_cast<size_t>(p * static_cast<double>(warm.size())))]; };
+  ojson r{{"template", source.origin},
+          {"output_bytes", first.size()},
+          {"parse_us", us_between(t0, t1)},
+          {"cold_render_us", us_between(t1, t2)},
+          {"warm_us", {{"runs", n}, {"p50", pct(0.5)}, {"p99", pct(0.99)}, {"max", warm.back()}}}};
+  std::cout << r.dump() << "\n";
+  return 0;
+}
 
 // Exit status 2 with {"error":{"kind","message","location":{"line","column"}}} on stdout.
 int report_error(const std::string& kind, const std::string& message, int line = 0, int column = 0) {
@@ -61,6 +95,7 @@ int run_render(const RenderArgs& args) {
   if (!source.bos_token.empty() && !context.contains("bos_token")) context["bos_token"] = source.bos_token;
   if (!source.eos_token.empty() && !context.contains("eos_token")) context["eos_token"] = source.eos_token;
   try {
+    if (args.bench > 0) return run_bench(source, context, args.bench);
     const std::string out = jinja::parse_cached(source.source)->render(context);
     std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
     std::cout.flush();
@@ -80,6 +115,9 @@ CLI::App* register_chat_commands(CLI::App& app, int& status) {
                      "Bundled name (qwen3, qwen3_5, qwen3_coder), .jinja file, tokenizer config .json, or model folder")
       ->required();
   render->add_option("--context", render_args->context_file, "JSON object whose members are the template's variables")->required();
+  render->add_option("--bench", render_args->bench,
+                     "Render N times and print parse / cold / warm timings as JSON instead of the text")
+      ->check(CLI::Range(1, 1000000));
   render->callback([render_args, &status] { status = run_render(*render_args); });
   return chat;
 }
