@@ -27,14 +27,6 @@ struct CallerCallable : Callable {
   Value call(Renderer& r, CallArgs& args) const override { return r.call_macro(*def, closure, args, nullptr); }
 };
 
-struct LoopCycle : Callable {
-  size_t index0 = 0;
-  Value call(Renderer& r, CallArgs& args) const override {
-    if (args.positional.empty()) r.runtime_error("no items for cycling given");
-    return args.positional[index0 % args.positional.size()];
-  }
-};
-
 bool checked_add(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
 bool checked_sub(int64_t a, int64_t b, int64_t& out) { return !__builtin_sub_overflow(a, b, &out); }
 bool checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
@@ -226,10 +218,21 @@ void Renderer::exec_for(const Stmt& s, std::string& out) {
   List items = iterate(iterable);
   step(items.size());
   auto saved = scope_;
+  // One scope per iteration, as in Jinja2 (a `set` in the body does not survive to the next iteration). The scope
+  // object is reused unless something (a macro defined in the body) still holds it.
+  auto fresh_scope = [&](std::shared_ptr<Scope>& slot) {
+    if (slot && slot.use_count() == 1) {
+      slot->vars.clear();
+    } else {
+      slot = std::make_shared<Scope>(Scope{saved, {}});
+    }
+    scope_ = slot;
+  };
+  std::shared_ptr<Scope> iteration;
   if (s.cond) {
     List kept;
     for (auto& item : items) {
-      scope_ = std::make_shared<Scope>(Scope{saved, {}});
+      fresh_scope(iteration);
       assign(*s.target, item);
       const bool keep = eval(*s.cond).truthy();
       scope_ = saved;
@@ -237,23 +240,24 @@ void Renderer::exec_for(const Stmt& s, std::string& out) {
     }
     items = std::move(kept);
   }
-  auto shared_items = std::make_shared<const List>(std::move(items));
-  const size_t depth0 = 0;  // depth grows only in recursive loops (loop(...) calls), which are not supported
-  for (size_t i = 0; i < shared_items->size(); ++i) {
+  // Like Python's LoopContext, one loop object advances through the iterations.
+  auto state = std::make_shared<LoopState>();
+  state->items = std::make_shared<const List>(std::move(items));
+  const Value loop_value = Value::loop(state);
+  const size_t n = state->items->size();
+  for (size_t i = 0; i < n; ++i) {
     step();
-    scope_ = std::make_shared<Scope>(Scope{saved, {}});
-    auto state = std::make_shared<LoopState>();
-    state->items = shared_items;
     state->index0 = i;
-    state->depth0 = depth0;
-    scope_->set("loop", Value::loop(std::move(state)));
-    assign(*s.target, (*shared_items)[i]);
+    scope_ = saved;
+    fresh_scope(iteration);
+    scope_->vars.emplace_back("loop", loop_value);
+    assign(*s.target, (*state->items)[i]);
     const Flow f = exec_body(s.body, out);
     scope_ = saved;
     if (f == Flow::Break) break;
   }
   scope_ = saved;
-  if (shared_items->empty()) exec_body(s.else_body, out);
+  if (n == 0) exec_body(s.else_body, out);
 }
 
 void Renderer::assign(const Expr& target, const Value& v) {
@@ -283,7 +287,7 @@ Value Renderer::lookup(const std::string& name) {
     if (Value* v = s->find_local(name)) return *v;
   }
   if (Value g = global_function(name); !g.is_undefined()) return g;
-  return Value::undefined(name);
+  return Value::undefined_ref(name);  // names come from the syntax tree, which outlives the render
 }
 
 void Renderer::eval_args(const Expr& e, CallArgs& args) {
@@ -323,7 +327,7 @@ Value Renderer::eval_inner(const Expr& e) {
     case ExprKind::Name:
       return lookup(e.name);
     case ExprKind::GetAttr:
-      return getattr(eval(*e.a), e.name);
+      return getattr(eval(*e.a), e.name, true);
     case ExprKind::GetItem: {
       Value obj = eval(*e.a);
       if (e.b->kind == ExprKind::Slice) {
@@ -617,7 +621,7 @@ Value Renderer::call_macro(const Stmt& def, const std::shared_ptr<Scope>& closur
     frame->set(def.params[i].name, args.positional[i]);
     bound[i] = true;
   }
-  auto kwargs = std::make_shared<Dict>();
+  std::shared_ptr<Dict> kwargs = def.uses_kwargs ? std::make_shared<Dict>() : nullptr;
   Value caller;
   for (auto& [k, v] : args.keyword) {
     bool matched = false;
@@ -666,23 +670,24 @@ Value Renderer::call_macro(const Stmt& def, const std::shared_ptr<Scope>& closur
   return Value::string(std::move(out));
 }
 
-Value Renderer::getattr(const Value& obj, const std::string& name) {
+Value Renderer::getattr(const Value& obj, const std::string& name, bool stable_name) {
   if (obj.is_undefined()) {
     if (obj.undefined_unsafe()) runtime_error("access to attribute '" + obj.undefined_name() + "' is unsafe");
     runtime_error("'" + (obj.undefined_name().empty() ? std::string("value") : obj.undefined_name()) + "' is undefined");
   }
   if (name.size() >= 2 && name[0] == '_' && name[1] == '_') return Value::undefined(name, true);
   if (obj.is_dict()) {
-    if (Value m = find_method(obj, name); !m.is_undefined() || m.undefined_unsafe()) return m;
+    if (has_method(obj, name)) return find_method(obj, name);
     if (const Value* v = obj.dict().find(std::string_view(name))) return *v;
-    return Value::undefined(name);
+    return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
   }
   if (obj.is_namespace()) {
     if (Value* v = obj.ns().find(name)) return *v;
-    return Value::undefined(name);
+    return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
   }
   if (obj.is_loop()) return loop_attribute(*this, obj, name);
-  return find_method(obj, name);
+  if (has_method(obj, name)) return find_method(obj, name);
+  return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
 }
 
 Value Renderer::getitem(const Value& obj, const Value& key) {

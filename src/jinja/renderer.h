@@ -48,7 +48,8 @@ class Renderer {
   // Applies a filter / test by name (map('upper'), select('odd')).
   Value apply_filter(std::string_view name, const Value& input, CallArgs& args);
   bool apply_test(std::string_view name, const Value& input, CallArgs& args);
-  Value getattr(const Value& obj, const std::string& name);
+  // stable_name: `name` outlives the render (it is in the syntax tree), so an undefined result may point to it.
+  Value getattr(const Value& obj, const std::string& name, bool stable_name = false);
   Value getitem(const Value& obj, const Value& key);
   // Renders a macro body with its arguments bound (macros and caller()).
   Value call_macro(const Stmt& def, const std::shared_ptr<Scope>& closure, CallArgs& args, const Value* caller);

@@ -142,6 +142,12 @@ Value value_from_json(const J& j, uint32_t depth) {
 Value Value::from_json(const nlohmann::json& j) { return value_from_json(j, 0); }
 Value Value::from_json(const nlohmann::ordered_json& j) { return value_from_json(j, 0); }
 
+Value Value::undefined_ref(const std::string& name) {
+  Value v(Kind::Undefined);
+  v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &name);  // aliasing: points, owns nothing
+  return v;
+}
+
 const std::string& Value::str() const { return *static_cast<const std::string*>(p_.get()); }
 const List& Value::items() const { return *static_cast<const List*>(p_.get()); }
 const Dict& Value::dict() const { return *static_cast<const Dict*>(p_.get()); }

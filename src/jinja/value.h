@@ -45,6 +45,8 @@ class Value {
   static Value loop(std::shared_ptr<const LoopState> loop);
   // An undefined value; `name` is kept for error messages, `unsafe` marks a sandbox-blocked attribute.
   static Value undefined(std::string name = {}, bool unsafe = false);
+  // The same, naming it by a string that outlives the value (a name in the syntax tree): no allocation.
+  static Value undefined_ref(const std::string& name);
   static Value from_json(const nlohmann::json& j);
   static Value from_json(const nlohmann::ordered_json& j);
 
