@@ -3,6 +3,10 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include "jinja/chat_template.h"
 
 #include "jinja/template.h"
 
@@ -110,6 +114,24 @@ TEST(TemplateCache, ParsesEachDistinctSourceOnce) {
   const auto b = parse_cached(std::string("{{ x }}-cache-test"));
   EXPECT_EQ(a.get(), b.get());
   EXPECT_NE(a.get(), parse_cached("{{ y }}-cache-test").get());
+}
+
+TEST(TemplateCache, OneTemplateRendersConcurrentlyWithIdenticalResults) {
+  const auto t = parse_cached(std::string(*bundled_template("qwen3_5")));
+  const ojson context = ojson::parse(R"({"messages": [{"role": "user", "content": "hi"},
+      {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": {"a": [1, 2]}}}]},
+      {"role": "tool", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "f"}}],
+      "add_generation_prompt": true})");
+  const std::string expected = t->render(context);
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < 200; ++i) mismatches[k] += t->render(context) != expected;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
 }
 
 }  // namespace
