@@ -15,16 +15,15 @@ namespace {
 // Bounds the C++ recursion of exec/eval: every level of template nesting and macro call costs a few frames.
 constexpr int kStackFramesPerDepth = 12;
 
+// A macro or a call block's caller(): its body and the scope it was defined in.
 struct MacroCallable : Callable {
   const Stmt* def = nullptr;
-  std::shared_ptr<Scope> closure;
-  Value call(Renderer& r, CallArgs& args) const override { return r.call_macro(*def, closure, args, nullptr); }
-};
-
-struct CallerCallable : Callable {
-  const Stmt* def = nullptr;
-  std::shared_ptr<Scope> closure;
-  Value call(Renderer& r, CallArgs& args) const override { return r.call_macro(*def, closure, args, nullptr); }
+  mutable std::shared_ptr<Scope> closure;
+  Value call(Renderer& r, CallArgs& args) const override {
+    if (!closure) r.runtime_error("macro '" + name + "' called after its render ended");
+    return r.call_macro(*def, closure, args, nullptr);
+  }
+  void release() const override { closure.reset(); }
 };
 
 bool checked_add(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
@@ -64,6 +63,11 @@ struct Renderer::DepthGuard {
 };
 
 Renderer::Renderer(const ParsedTemplate& t, const RenderLimits& limits) : t_(t), limits_(limits) {}
+
+Renderer::~Renderer() {
+  for (const auto& c : closures_) c->release();
+  for (const auto& ns : namespaces_) ns->attrs.clear();
+}
 
 void Renderer::fail(TemplateErrorKind kind, const std::string& message) const { throw TemplateError(kind, message); }
 
@@ -143,14 +147,16 @@ Renderer::Flow Renderer::exec(const Stmt& s, std::string& out) {
         m->name = s.text;
         m->def = &s;
         m->closure = scope_;
+        track(std::shared_ptr<const Callable>(m));
         scope_->set(s.text, Value::callable(std::move(m)));
         return Flow::Normal;
       }
       case StmtKind::CallBlock: {
-        auto c = std::make_shared<CallerCallable>();
+        auto c = std::make_shared<MacroCallable>();
         c->name = "caller";
         c->def = &s;
         c->closure = scope_;
+        track(std::shared_ptr<const Callable>(c));
         const Expr& call = *s.expr;
         Value callee = eval(*call.a);
         CallArgs args;

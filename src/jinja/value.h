@@ -119,6 +119,8 @@ struct Callable {
   std::string name;
   virtual ~Callable() = default;
   virtual Value call(Renderer& r, CallArgs& args) const = 0;
+  // Drops what the callable holds from its render (a macro's defining scope), which may hold the callable back.
+  virtual void release() const {}
 };
 
 struct LoopState {
