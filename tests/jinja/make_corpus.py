@@ -249,6 +249,10 @@ FEATURES = [
     "{{ loop }}",
     "{% set k = 'v' %}{% macro show() %}{{ k }}{% endmacro %}{% set k = 'w' %}{{ show() }}",
     "{% for p in people %}{% set last = p.name %}{% endfor %}[{{ last }}]",
+    # scoping
+    "{% set x = 1 %}{% for i in [1,2] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}|{% set x = 1 %}{% for i in [1,2] %}{% if i == 2 %}{{ x }}{% endif %}{% set x = 5 %}{% endfor %}",
+    "{% set x = 1 %}{% macro m() %}{{ x }}{% set x = 3 %}{{ x }}{% endmacro %}{{ m() }}{{ x }}|{% for i in [1] %}{% set y = 1 %}{% for j in [1] %}{{ y }}{% set y = 2 %}{% endfor %}{{ y }}{% endfor %}",
+    "{% set x = 1 %}{% if true %}{% set x = 2 %}{% endif %}{{ x }}|{{ w }}{% set w = 3 %}{{ w }}|{% macro m() %}{{ late }}{% endmacro %}{% set late = 'late' %}{{ m() }}|{% for i in [1, 2] %}{% macro m2() %}{{ i }}{% endmacro %}{{ m2() }}{% endfor %}",
     # probes of finer points
     "{%- for x in l -%}\n  {{ x }}\n{%- endfor %}|{% for x in l %}{{ loop.depth }}{% for y in [1] %}{{ loop.depth }}{{ loop.depth0 }}{% endfor %}{% endfor %}",
     "{{ '%s!'|format(i) }} {{ {'ü': ['x', {'y': n}], 'n': [1.5, t]}|tojson(indent=4) }} {{ d|tojson(indent='--') }}",
