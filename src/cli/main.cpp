@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_decode_command.h"
+#include "cli/chat_commands.h"
 #include "cli/generate_command.h"
 #include "cli/grammar_commands.h"
 #include "cli/model_commands.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   ninfer::cli::register_generate_command(app, status);
   ninfer::cli::register_bench_commands(app, status);
   ninfer::cli::register_model_commands(app, status);
+  ninfer::cli::register_chat_commands(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -61,6 +61,7 @@ Value namespace_fn(Renderer& r, CallArgs& a) {
     for (const auto& [k, v] : p.dict().entries) ns->set(to_str(k), v);
   }
   for (const auto& [k, v] : a.keyword) ns->set(k, v);
+  r.track(ns);
   return Value::namespace_(std::move(ns));
 }
 

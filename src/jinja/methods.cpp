@@ -316,6 +316,23 @@ int64_t slice_index(Renderer& r, const Value& v) {
 
 }  // namespace
 
+bool has_method(const Value& self, const std::string& name) {
+  auto in = [&](const auto& table) {
+    for (const auto& m : table)
+      if (name == m.name) return true;
+    return false;
+  };
+  auto in_names = [&](const auto& names) {
+    for (const char* b : names)
+      if (name == b) return true;
+    return false;
+  };
+  if (self.is_string()) return in(kStrMethods);
+  if (self.is_dict()) return in(kDictMethods) || in_names(kBlockedDictMethods);
+  if (self.is_sequence_list()) return in(kListMethods) || (self.is_list() && in_names(kBlockedListMethods));
+  return false;
+}
+
 Value find_method(const Value& self, const std::string& name) {
   if (self.is_string()) return bind(kStrMethods, self, name);
   if (self.is_dict()) {

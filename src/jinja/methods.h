@@ -13,6 +13,8 @@ namespace ninfer::jinja {
 
 // A bound method of `self`, or an undefined value (marked unsafe for methods the sandbox blocks).
 Value find_method(const Value& self, const std::string& name);
+// Whether `name` is a method (allowed or blocked) of `self`'s type; cheap, allocates nothing.
+bool has_method(const Value& self, const std::string& name);
 Value loop_attribute(Renderer& r, const Value& loop, const std::string& name);
 Value slice_value(Renderer& r, const Value& obj, const Value& start, const Value& stop, const Value& step);
 // Python's `item in container`.

@@ -15,24 +15,15 @@ namespace {
 // Bounds the C++ recursion of exec/eval: every level of template nesting and macro call costs a few frames.
 constexpr int kStackFramesPerDepth = 12;
 
+// A macro or a call block's caller(): its body and the scope it was defined in.
 struct MacroCallable : Callable {
   const Stmt* def = nullptr;
-  std::shared_ptr<Scope> closure;
-  Value call(Renderer& r, CallArgs& args) const override { return r.call_macro(*def, closure, args, nullptr); }
-};
-
-struct CallerCallable : Callable {
-  const Stmt* def = nullptr;
-  std::shared_ptr<Scope> closure;
-  Value call(Renderer& r, CallArgs& args) const override { return r.call_macro(*def, closure, args, nullptr); }
-};
-
-struct LoopCycle : Callable {
-  size_t index0 = 0;
+  mutable std::shared_ptr<Scope> closure;
   Value call(Renderer& r, CallArgs& args) const override {
-    if (args.positional.empty()) r.runtime_error("no items for cycling given");
-    return args.positional[index0 % args.positional.size()];
+    if (!closure) r.runtime_error("macro '" + name + "' called after its render ended");
+    return r.call_macro(*def, closure, args, nullptr);
   }
+  void release() const override { closure.reset(); }
 };
 
 bool checked_add(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
@@ -72,6 +63,11 @@ struct Renderer::DepthGuard {
 };
 
 Renderer::Renderer(const ParsedTemplate& t, const RenderLimits& limits) : t_(t), limits_(limits) {}
+
+Renderer::~Renderer() {
+  for (const auto& c : closures_) c->release();
+  for (const auto& ns : namespaces_) ns->attrs.clear();
+}
 
 void Renderer::fail(TemplateErrorKind kind, const std::string& message) const { throw TemplateError(kind, message); }
 
@@ -151,14 +147,16 @@ Renderer::Flow Renderer::exec(const Stmt& s, std::string& out) {
         m->name = s.text;
         m->def = &s;
         m->closure = scope_;
+        track(std::shared_ptr<const Callable>(m));
         scope_->set(s.text, Value::callable(std::move(m)));
         return Flow::Normal;
       }
       case StmtKind::CallBlock: {
-        auto c = std::make_shared<CallerCallable>();
+        auto c = std::make_shared<MacroCallable>();
         c->name = "caller";
         c->def = &s;
         c->closure = scope_;
+        track(std::shared_ptr<const Callable>(c));
         const Expr& call = *s.expr;
         Value callee = eval(*call.a);
         CallArgs args;
@@ -226,10 +224,21 @@ void Renderer::exec_for(const Stmt& s, std::string& out) {
   List items = iterate(iterable);
   step(items.size());
   auto saved = scope_;
+  // One scope per iteration, as in Jinja2 (a `set` in the body does not survive to the next iteration). The scope
+  // object is reused unless something (a macro defined in the body) still holds it.
+  auto fresh_scope = [&](std::shared_ptr<Scope>& slot) {
+    if (slot && slot.use_count() == 1) {
+      slot->vars.clear();
+    } else {
+      slot = std::make_shared<Scope>(Scope{saved, {}});
+    }
+    scope_ = slot;
+  };
+  std::shared_ptr<Scope> iteration;
   if (s.cond) {
     List kept;
     for (auto& item : items) {
-      scope_ = std::make_shared<Scope>(Scope{saved, {}});
+      fresh_scope(iteration);
       assign(*s.target, item);
       const bool keep = eval(*s.cond).truthy();
       scope_ = saved;
@@ -237,23 +246,24 @@ void Renderer::exec_for(const Stmt& s, std::string& out) {
     }
     items = std::move(kept);
   }
-  auto shared_items = std::make_shared<const List>(std::move(items));
-  const size_t depth0 = 0;  // depth grows only in recursive loops (loop(...) calls), which are not supported
-  for (size_t i = 0; i < shared_items->size(); ++i) {
+  // Like Python's LoopContext, one loop object advances through the iterations.
+  auto state = std::make_shared<LoopState>();
+  state->items = std::make_shared<const List>(std::move(items));
+  const Value loop_value = Value::loop(state);
+  const size_t n = state->items->size();
+  for (size_t i = 0; i < n; ++i) {
     step();
-    scope_ = std::make_shared<Scope>(Scope{saved, {}});
-    auto state = std::make_shared<LoopState>();
-    state->items = shared_items;
     state->index0 = i;
-    state->depth0 = depth0;
-    scope_->set("loop", Value::loop(std::move(state)));
-    assign(*s.target, (*shared_items)[i]);
+    scope_ = saved;
+    fresh_scope(iteration);
+    scope_->vars.emplace_back("loop", loop_value);
+    assign(*s.target, (*state->items)[i]);
     const Flow f = exec_body(s.body, out);
     scope_ = saved;
     if (f == Flow::Break) break;
   }
   scope_ = saved;
-  if (shared_items->empty()) exec_body(s.else_body, out);
+  if (n == 0) exec_body(s.else_body, out);
 }
 
 void Renderer::assign(const Expr& target, const Value& v) {
@@ -283,7 +293,7 @@ Value Renderer::lookup(const std::string& name) {
     if (Value* v = s->find_local(name)) return *v;
   }
   if (Value g = global_function(name); !g.is_undefined()) return g;
-  return Value::undefined(name);
+  return Value::undefined_ref(name);  // names come from the syntax tree, which outlives the render
 }
 
 void Renderer::eval_args(const Expr& e, CallArgs& args) {
@@ -323,7 +333,7 @@ Value Renderer::eval_inner(const Expr& e) {
     case ExprKind::Name:
       return lookup(e.name);
     case ExprKind::GetAttr:
-      return getattr(eval(*e.a), e.name);
+      return getattr(eval(*e.a), e.name, true);
     case ExprKind::GetItem: {
       Value obj = eval(*e.a);
       if (e.b->kind == ExprKind::Slice) {
@@ -617,7 +627,7 @@ Value Renderer::call_macro(const Stmt& def, const std::shared_ptr<Scope>& closur
     frame->set(def.params[i].name, args.positional[i]);
     bound[i] = true;
   }
-  auto kwargs = std::make_shared<Dict>();
+  std::shared_ptr<Dict> kwargs = def.uses_kwargs ? std::make_shared<Dict>() : nullptr;
   Value caller;
   for (auto& [k, v] : args.keyword) {
     bool matched = false;
@@ -666,23 +676,24 @@ Value Renderer::call_macro(const Stmt& def, const std::shared_ptr<Scope>& closur
   return Value::string(std::move(out));
 }
 
-Value Renderer::getattr(const Value& obj, const std::string& name) {
+Value Renderer::getattr(const Value& obj, const std::string& name, bool stable_name) {
   if (obj.is_undefined()) {
     if (obj.undefined_unsafe()) runtime_error("access to attribute '" + obj.undefined_name() + "' is unsafe");
     runtime_error("'" + (obj.undefined_name().empty() ? std::string("value") : obj.undefined_name()) + "' is undefined");
   }
   if (name.size() >= 2 && name[0] == '_' && name[1] == '_') return Value::undefined(name, true);
   if (obj.is_dict()) {
-    if (Value m = find_method(obj, name); !m.is_undefined() || m.undefined_unsafe()) return m;
+    if (has_method(obj, name)) return find_method(obj, name);
     if (const Value* v = obj.dict().find(std::string_view(name))) return *v;
-    return Value::undefined(name);
+    return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
   }
   if (obj.is_namespace()) {
     if (Value* v = obj.ns().find(name)) return *v;
-    return Value::undefined(name);
+    return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
   }
   if (obj.is_loop()) return loop_attribute(*this, obj, name);
-  return find_method(obj, name);
+  if (has_method(obj, name)) return find_method(obj, name);
+  return stable_name ? Value::undefined_ref(name) : Value::undefined(name);
 }
 
 Value Renderer::getitem(const Value& obj, const Value& key) {

@@ -34,6 +34,13 @@ struct Scope {
 class Renderer {
  public:
   Renderer(const ParsedTemplate& t, const RenderLimits& limits);
+  // Breaks the reference cycles a render can build (a scope holds a macro that holds the scope; a namespace that
+  // holds itself), which values never outlive.
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+  void track(std::shared_ptr<const Callable> closure) { closures_.push_back(std::move(closure)); }
+  void track(std::shared_ptr<Namespace> ns) { namespaces_.push_back(std::move(ns)); }
   std::string render(std::shared_ptr<Scope> root);
 
   [[noreturn]] void fail(TemplateErrorKind kind, const std::string& message) const;
@@ -48,7 +55,8 @@ class Renderer {
   // Applies a filter / test by name (map('upper'), select('odd')).
   Value apply_filter(std::string_view name, const Value& input, CallArgs& args);
   bool apply_test(std::string_view name, const Value& input, CallArgs& args);
-  Value getattr(const Value& obj, const std::string& name);
+  // stable_name: `name` outlives the render (it is in the syntax tree), so an undefined result may point to it.
+  Value getattr(const Value& obj, const std::string& name, bool stable_name = false);
   Value getitem(const Value& obj, const Value& key);
   // Renders a macro body with its arguments bound (macros and caller()).
   Value call_macro(const Stmt& def, const std::shared_ptr<Scope>& closure, CallArgs& args, const Value* caller);
@@ -62,6 +70,8 @@ class Renderer {
   int depth_ = 0;        // C++ recursion of exec/eval
   int call_depth_ = 0;   // macro nesting
   std::shared_ptr<Scope> scope_;
+  std::vector<std::shared_ptr<const Callable>> closures_;
+  std::vector<std::shared_ptr<Namespace>> namespaces_;
 
   Flow exec_body(const Body& body, std::string& out);
   Flow exec(const Stmt& s, std::string& out);

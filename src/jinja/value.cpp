@@ -15,6 +15,13 @@ namespace ninfer::jinja {
 
 namespace {
 
+uint32_t nesting(const List& items) {
+  uint32_t d = 0;
+  for (const auto& v : items) d = std::max(d, v.depth());
+  if (d + 1 > Value::kMaxDepth) throw TemplateError(TemplateErrorKind::Limit, "value nesting is deeper than " + std::to_string(Value::kMaxDepth));
+  return d + 1;
+}
+
 [[noreturn]] void type_error(const std::string& message) { throw TemplateError(TemplateErrorKind::Runtime, message); }
 
 const std::string& empty_string() {
@@ -47,21 +54,28 @@ Value Value::string(std::string s, bool markup) {
 }
 Value Value::list(List items) {
   Value v(Kind::List);
+  v.depth_ = nesting(items);
   v.p_ = std::make_shared<const List>(std::move(items));
   return v;
 }
 Value Value::tuple(List items) {
   Value v(Kind::Tuple);
+  v.depth_ = nesting(items);
   v.p_ = std::make_shared<const List>(std::move(items));
   return v;
 }
 Value Value::generator(List items) {
   Value v(Kind::Generator);
+  v.depth_ = nesting(items);
   v.p_ = std::make_shared<const List>(std::move(items));
   return v;
 }
 Value Value::dict(std::shared_ptr<const Dict> d) {
   Value v(Kind::Dict);
+  uint32_t depth = 0;
+  for (const auto& [k, x] : d->entries) depth = std::max({depth, k.depth(), x.depth()});
+  if (depth + 1 > kMaxDepth) throw TemplateError(TemplateErrorKind::Limit, "value nesting is deeper than " + std::to_string(kMaxDepth));
+  v.depth_ = depth + 1;
   v.p_ = std::move(d);
   return v;
 }
@@ -89,7 +103,8 @@ Value Value::undefined(std::string name, bool unsafe) {
 
 namespace {
 template <typename J>
-Value value_from_json(const J& j) {
+Value value_from_json(const J& j, uint32_t depth) {
+  if (depth > Value::kMaxDepth) throw TemplateError(TemplateErrorKind::Limit, "context nesting is deeper than " + std::to_string(Value::kMaxDepth));
   switch (j.type()) {
     case J::value_t::null:
       return Value::none();
@@ -109,13 +124,13 @@ Value value_from_json(const J& j) {
     case J::value_t::array: {
       List items;
       items.reserve(j.size());
-      for (const auto& e : j) items.push_back(value_from_json(e));
+      for (const auto& e : j) items.push_back(value_from_json(e, depth + 1));
       return Value::list(std::move(items));
     }
     case J::value_t::object: {
       auto d = std::make_shared<Dict>();
       d->entries.reserve(j.size());
-      for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(Value::string(it.key()), value_from_json(it.value()));
+      for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(Value::string(it.key()), value_from_json(it.value(), depth + 1));
       return Value::dict(std::move(d));
     }
     default:
@@ -124,8 +139,14 @@ Value value_from_json(const J& j) {
 }
 }  // namespace
 
-Value Value::from_json(const nlohmann::json& j) { return value_from_json(j); }
-Value Value::from_json(const nlohmann::ordered_json& j) { return value_from_json(j); }
+Value Value::from_json(const nlohmann::json& j) { return value_from_json(j, 0); }
+Value Value::from_json(const nlohmann::ordered_json& j) { return value_from_json(j, 0); }
+
+Value Value::undefined_ref(const std::string& name) {
+  Value v(Kind::Undefined);
+  v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &name);  // aliasing: points, owns nothing
+  return v;
+}
 
 const std::string& Value::str() const { return *static_cast<const std::string*>(p_.get()); }
 const List& Value::items() const { return *static_cast<const List*>(p_.get()); }
@@ -416,6 +437,13 @@ void append_str(std::string& out, const Value& v) {
       append_container(out, v);
       return;
     case K::Namespace: {
+      // A namespace may hold itself (set ns.me = ns): bound the recursion as Python's RecursionError does.
+      static thread_local int namespace_depth = 0;
+      if (namespace_depth >= static_cast<int>(Value::kMaxDepth)) throw TemplateError(TemplateErrorKind::Limit, "maximum recursion depth exceeded while printing a namespace");
+      ++namespace_depth;
+      struct Release {
+        ~Release() { --namespace_depth; }
+      } release;
       out += "<Namespace {";
       bool first = true;
       for (const auto& [k, x] : v.ns().attrs) {
@@ -473,9 +501,13 @@ namespace {
 
 void json_string(std::string& out, const std::string& s) {
   out.push_back('"');
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
+  size_t run = 0;  // start of the pending run of bytes that need no escape, appended in one go
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != '"' && u != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
+    switch (u) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
@@ -483,16 +515,14 @@ void json_string(std::string& out, const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
-      default:
-        if (u < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", u);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", u);
+        out += buf;
+      }
     }
   }
+  out.append(s, run, std::string::npos);
   out.push_back('"');
 }
 

@@ -45,6 +45,8 @@ class Value {
   static Value loop(std::shared_ptr<const LoopState> loop);
   // An undefined value; `name` is kept for error messages, `unsafe` marks a sandbox-blocked attribute.
   static Value undefined(std::string name = {}, bool unsafe = false);
+  // The same, naming it by a string that outlives the value (a name in the syntax tree): no allocation.
+  static Value undefined_ref(const std::string& name);
   static Value from_json(const nlohmann::json& j);
   static Value from_json(const nlohmann::ordered_json& j);
 
@@ -80,6 +82,8 @@ class Value {
   bool undefined_unsafe() const { return markup_; }
 
   bool truthy() const;
+  uint32_t depth() const { return depth_; }
+  static constexpr uint32_t kMaxDepth = 500;  // deeper containers are a TemplateError(Limit)
   const char* type_name() const;  // Python's type name, for messages
 
  private:
@@ -87,6 +91,7 @@ class Value {
   Kind kind_ = Kind::Undefined;
   bool markup_ = false;  // String: Markup; Undefined: sandbox-blocked attribute
   bool b_ = false;
+  uint32_t depth_ = 0;  // container nesting (bounded: printing and comparing recurse over it)
   int64_t i_ = 0;
   double f_ = 0;
   std::shared_ptr<const void> p_;
@@ -114,6 +119,8 @@ struct Callable {
   std::string name;
   virtual ~Callable() = default;
   virtual Value call(Renderer& r, CallArgs& args) const = 0;
+  // Drops what the callable holds from its render (a macro's defining scope), which may hold the callable back.
+  virtual void release() const {}
 };
 
 struct LoopState {

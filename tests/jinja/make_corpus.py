@@ -6,8 +6,12 @@ conversations covering the issue's list; small feature templates exercise each l
 usage: make_corpus.py NODE_MODULES_DIR > corpus.jsonl
 """
 import json
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_templates import STYLES  # noqa: E402
 
 SEED = 20261201
 
@@ -245,6 +249,10 @@ FEATURES = [
     "{{ loop }}",
     "{% set k = 'v' %}{% macro show() %}{{ k }}{% endmacro %}{% set k = 'w' %}{{ show() }}",
     "{% for p in people %}{% set last = p.name %}{% endfor %}[{{ last }}]",
+    # scoping
+    "{% set x = 1 %}{% for i in [1,2] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}|{% set x = 1 %}{% for i in [1,2] %}{% if i == 2 %}{{ x }}{% endif %}{% set x = 5 %}{% endfor %}",
+    "{% set x = 1 %}{% macro m() %}{{ x }}{% set x = 3 %}{{ x }}{% endmacro %}{{ m() }}{{ x }}|{% for i in [1] %}{% set y = 1 %}{% for j in [1] %}{{ y }}{% set y = 2 %}{% endfor %}{{ y }}{% endfor %}",
+    "{% set x = 1 %}{% if true %}{% set x = 2 %}{% endif %}{{ x }}|{{ w }}{% set w = 3 %}{{ w }}|{% macro m() %}{{ late }}{% endmacro %}{% set late = 'late' %}{{ m() }}|{% for i in [1, 2] %}{% macro m2() %}{{ i }}{% endmacro %}{{ m2() }}{% endfor %}",
     # probes of finer points
     "{%- for x in l -%}\n  {{ x }}\n{%- endfor %}|{% for x in l %}{{ loop.depth }}{% for y in [1] %}{{ loop.depth }}{{ loop.depth0 }}{% endfor %}{% endfor %}",
     "{{ '%s!'|format(i) }} {{ {'ü': ['x', {'y': n}], 'n': [1.5, t]}|tojson(indent=4) }} {{ d|tojson(indent='--') }}",
@@ -297,12 +305,33 @@ def main():
             ctx["eos_token"] = config.get("eos_token") or ""
             add(f"{pkg}#{i}", ctx, template=src)
 
+    for style, src in STYLES.items():
+        for i, ctx in enumerate(chat_contexts(rng, 12, style != "mistral_style")):
+            ctx = dict(ctx)
+            ctx["bos_token"] = "<s>"
+            ctx["eos_token"] = "</s>"
+            add(f"{style}#{i}", ctx, template=src)
+
     for i, src in enumerate(FEATURES):
         add(f"feature#{i}", VALUES, template=src)
         # A second context: the same names with other values (types change, so errors and branches differ).
         alt = {k: v for k, v in VALUES.items()}
         alt.update({"t": False, "f": True, "i": 4, "n": "now a string", "l": [5, 6], "empty": [0], "x": -0.5})
         add(f"feature#{i}/alt", alt, template=src)
+
+    # Whitespace control: random sequences of text, newlines, indentation, tags with every modifier, comments and
+    # raw blocks, where trim_blocks / lstrip_blocks / `-` / `+` interact.
+    pieces = ["\n", "  ", "\t", " x ", "y", "\n  ", "{{ v }}", "{{- v }}", "{{ v -}}", "{# c #}", "{#- c -#}", "{#+ c #}",
+              "{% if t %}A{% endif %}", "{%- if t %}B{% endif -%}", "{%+ if t +%}C{%+ endif %}", "{% if f %}D{% else %}E{% endif %}",
+              "{% for i in l %}{{ i }}{% endfor %}", "{%- for i in l -%}\n  {{ i }}\n{%- endfor -%}",
+              "{% for i in l %}\n  {{ i }}\n{% endfor %}", "{% raw %} {{ r }} {% endraw %}", "{%- raw -%} q {%- endraw -%}",
+              "{% set z = 1 %}", "{%- set z = 2 -%}", "\n{% if t %}\n  in\n{% endif %}\n"]
+    ws_rng = random.Random(SEED + 1)
+    for i in range(40):
+        src = "".join(ws_rng.choice(pieces) for _ in range(ws_rng.randint(2, 9)))
+        if ws_rng.random() < 0.3:
+            src += "\n"
+        add(f"whitespace#{i}", {"v": "V", "t": True, "f": False, "l": [1, 2]}, template=src)
 
     for case in cases:
         sys.stdout.write(json.dumps(case, ensure_ascii=False) + "\n")
