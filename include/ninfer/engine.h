@@ -70,6 +70,9 @@ struct RequestOptions {
   std::optional<ToolChoice> tool_choice;
   // Chat prompts that think: after this many thinking tokens the close is forced (vLLM's field).
   std::optional<int> thinking_token_budget;
+  // Stop strings (OpenAI's `stop`): the output ends before the first one it produces. They cannot
+  // be combined with a guaranteed constraint, which a stop string could cut short.
+  std::vector<std::string> stop;
 };
 
 enum class RequestErrorKind {
