@@ -6,8 +6,8 @@ ApiError invalid_request(std::string param, std::string message, std::string cod
   return ApiError(400, "invalid_request_error", std::move(message), std::move(param), std::move(code));
 }
 
-nlohmann::json openai_error_json(const ApiError& error) {
-  auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+nlohmann::ordered_json openai_error_json(const ApiError& error) {
+  auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s); };
   return {{"error",
            {{"message", error.message}, {"type", error.type}, {"param", or_null(error.param)}, {"code", or_null(error.code)}}}};
 }

@@ -32,6 +32,6 @@ class ApiError : public std::runtime_error {
 ApiError invalid_request(std::string param, std::string message, std::string code = "invalid_value");
 
 // {"error": {"message", "type", "param", "code"}}; param and code are null when empty.
-nlohmann::json openai_error_json(const ApiError& error);
+nlohmann::ordered_json openai_error_json(const ApiError& error);
 
 }  // namespace ninfer::api

@@ -1,6 +1,7 @@
 #include "api/engine_errors.h"
 
 #include <string>
+#include <string_view>
 
 #include "api/json_pointer_param.h"
 
@@ -39,6 +40,20 @@ bool points_into_schema(const ConstraintError& e) {
     case ConstraintErrorKind::LimitExceeded: return e.line() == 0 && e.offset() < 0;
     default: return false;
   }
+}
+
+// "InvalidJsonSchema" -> "invalid_json_schema": codes are snake_case, as OpenAI's are.
+std::string snake_case(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      if (!out.empty()) out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string error_code(RequestErrorKind kind) {
@@ -89,7 +104,7 @@ ApiError from_constraint_error(const ConstraintError& e, const ChatRequest& requ
       param += json_pointer_param(e.pointer(), schema.is_null() ? nullptr : &schema);
     }
   }
-  return invalid_request(std::move(param), e.what(), constraint_error_kind_name(e.kind()));
+  return invalid_request(std::move(param), e.what(), snake_case(constraint_error_kind_name(e.kind())));
 }
 
 ApiError from_request_error(const RequestError& e, const ChatRequest& request) {

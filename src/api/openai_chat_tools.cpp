@@ -9,11 +9,11 @@ namespace {
 // Checks one tool's outer shape and returns its function name.
 std::string check_tool(const Field& tool) {
   tool.object();
-  tool.only_members({"type", "function"});
   const Field type = tool.required_member("type");
   if (type.string() != "function")
     type.fail("Tools of type '" + type.string() + "' are not supported; use tools of type 'function'.",
               "unsupported_value");
+  tool.only_members({"type", "function"});
   const Field function = tool.required_member("function");
   function.object();
   function.only_members({"name", "description", "parameters", "strict"});

@@ -54,16 +54,48 @@ Json parse_request_body(std::string_view body) {
 }
 
 void check_request_depth(const Json& value) {
-  std::vector<std::pair<const Json*, int>> stack{{&value, 1}};
+  // Each structured node visited keeps its parent and its key or index, so that the too-deep one can
+  // be named; scalars are never visited.
+  struct Visit {
+    const Json* node;
+    int depth;
+    size_t parent;           // index in `visited`, or kRoot
+    const std::string* key;  // the member name in an object parent, else null
+    size_t index;            // the position in an array parent
+  };
+  constexpr size_t kRoot = static_cast<size_t>(-1);
+  if (!value.is_structured()) return;
+  std::vector<Visit> visited;
+  std::vector<Visit> stack{{&value, 1, kRoot, nullptr, 0}};
   while (!stack.empty()) {
-    auto [v, depth] = stack.back();
+    visited.push_back(stack.back());
     stack.pop_back();
-    if (!v->is_structured()) continue;
-    if (depth > kMaxRequestDepth)
+    const size_t self = visited.size() - 1;
+    const Visit cur = visited[self];
+    if (cur.depth > kMaxRequestDepth) {
+      std::vector<size_t> chain;
+      for (size_t i = self; visited[i].parent != kRoot; i = visited[i].parent) chain.push_back(i);
+      std::string path;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const Visit& v = visited[*it];
+        if (v.key) path += (path.empty() ? "" : ".") + *v.key;
+        else path += "[" + std::to_string(v.index) + "]";
+      }
       throw ApiError(400, "invalid_request_error",
-                     "The request body nests deeper than " + std::to_string(kMaxRequestDepth) + " levels.", "",
-                     "nesting_too_deep");
-    for (const auto& child : *v) stack.emplace_back(&child, depth + 1);
+                     "Invalid '" + path + "': the value nests deeper than " + std::to_string(kMaxRequestDepth) +
+                         " levels.",
+                     path, "nesting_too_deep");
+    }
+    if (cur.node->is_object()) {
+      for (const auto& [key, child] : cur.node->items())
+        if (child.is_structured()) stack.push_back({&child, cur.depth + 1, self, &key, 0});
+    } else {
+      size_t i = 0;
+      for (const auto& child : *cur.node) {
+        if (child.is_structured()) stack.push_back({&child, cur.depth + 1, self, nullptr, i});
+        ++i;
+      }
+    }
   }
 }
 
