@@ -131,31 +131,25 @@ std::optional<BodyConstraint> map_body_constraint(const Field& body) {
   return out;
 }
 
-// The chat template's variables: messages, tools, add_generation_prompt, then chat_template_kwargs.
-Json template_context(const Field& body, const ChatTools& tools, bool add_generation_prompt) {
-  Json context = Json::object();
-  context["messages"] = map_openai_messages(body.required_member("messages"));
-  if (!tools.tools.is_null()) context["tools"] = tools.tools;
-  context["add_generation_prompt"] = add_generation_prompt;
+// The chat template's variables as JSON text: messages, tools, add_generation_prompt, then the
+// chat_template_kwargs. Written member by member, so that the tools are never copied.
+std::string template_context(const Json& messages, const ChatTools& tools, bool add_generation_prompt,
+                             const Field& body) {
+  std::string out = "{\"messages\":" + messages.dump();
+  if (tools.tools) out += ",\"tools\":" + tools.tools->dump();
+  out += add_generation_prompt ? ",\"add_generation_prompt\":true" : ",\"add_generation_prompt\":false";
   if (auto kwargs = body.optional_member("chat_template_kwargs")) {
     for (const auto& [key, value] : kwargs->object().items()) {
       if (key == "messages" || key == "tools" || key == "add_generation_prompt")
         kwargs->member(key).fail("Invalid '" + kwargs->member(key).path() + "': set '" + key +
                                  "' with the request's own field, not through chat_template_kwargs.");
-      context[key] = value;
+      out += "," + Json(key).dump() + ":" + value.dump();
     }
   }
-  return context;
+  return out + "}";
 }
 
-}  // namespace
-
-ChatRequest map_openai_chat_request(std::string_view body, const ChatRequestDefaults& defaults) {
-  return map_openai_chat_request(parse_request_body(body), defaults);
-}
-
-ChatRequest map_openai_chat_request(const Json& json, const ChatRequestDefaults& defaults) {
-  check_request_depth(json);
+ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
   if (!json.is_object())
     throw ApiError(400, "invalid_request_error",
                    "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
@@ -177,19 +171,18 @@ ChatRequest map_openai_chat_request(const Json& json, const ChatRequestDefaults&
   bool add_generation_prompt = true;
   if (auto f = body.optional_member("add_generation_prompt")) add_generation_prompt = f->boolean();
   if (auto f = body.optional_member("continue_final_message")) chat.continue_final_message = f->boolean();
-  const Json context = template_context(body, tools, add_generation_prompt);
+  const Json messages = map_openai_messages(body.required_member("messages"));
   if (chat.continue_final_message) {
     const Field cfm = body.member("continue_final_message");
     if (add_generation_prompt)
       cfm.fail("Invalid value for 'continue_final_message': it cannot be combined with 'add_generation_prompt' true "
                "(set 'add_generation_prompt' to false).",
                "conflicting_parameters");
-    const Json& messages = context["messages"];
     if (messages.back()["role"] != "assistant")
       cfm.fail("Invalid value for 'continue_final_message': the final message (messages[" +
                std::to_string(messages.size() - 1) + "]) must be an assistant message to continue.");
   }
-  chat.context_json = context.dump();
+  chat.context_json = template_context(messages, tools, add_generation_prompt, body);
 
   chat.template_source = defaults.template_source;
   chat.bos_token = defaults.bos_token;
@@ -229,6 +222,17 @@ ChatRequest map_openai_chat_request(const Json& json, const ChatRequestDefaults&
 
   req.prompt.chat_prompt = std::move(chat);
   return req;
+}
+
+}  // namespace
+
+ChatRequest map_openai_chat_request(std::string_view body, const ChatRequestDefaults& defaults) {
+  return map_parsed_body(parse_request_body(body), defaults);  // parse_request_body checked the depth
+}
+
+ChatRequest map_openai_chat_request(const Json& json, const ChatRequestDefaults& defaults) {
+  check_request_depth(json);
+  return map_parsed_body(json, defaults);
 }
 
 }  // namespace ninfer::api

@@ -76,7 +76,7 @@ ChatTools map_openai_tools(const Field& body) {
   std::vector<std::string> names;
   if (auto tools = body.optional_member("tools")) {
     for (size_t i = 0; i < tools->array().size(); ++i) names.push_back(check_tool(tools->element(i)));
-    if (!names.empty()) out.tools = tools->json();
+    if (!names.empty()) out.tools = &tools->json();
   }
   const auto choice = body.optional_member("tool_choice");
   const auto parallel = body.optional_member("parallel_tool_calls");

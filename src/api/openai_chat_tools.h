@@ -12,7 +12,7 @@
 namespace ninfer::api {
 
 struct ChatTools {
-  Json tools;                             // the request's tools array; null when there are none
+  const Json* tools = nullptr;            // the request's tools array (in the body); null when there are none
   std::optional<ToolChoice> tool_choice;  // set whenever there are tools
   // Tools are present and tool_choice is not "none": the output may hold tool calls.
   bool active() const { return tool_choice && tool_choice->mode != ToolChoiceMode::None; }
