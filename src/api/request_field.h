@@ -20,8 +20,9 @@ namespace ninfer::api {
 // order, and templates print tools with tojson as the client wrote them).
 using Json = nlohmann::ordered_json;
 
-// Nesting deeper than this is rejected before anything walks the body recursively.
-inline constexpr int kMaxRequestDepth = 256;
+// Nesting deeper than this is rejected before anything walks the body recursively (above the
+// schema compiler's own nesting limit, so that a deep schema gets the compiler's located error).
+inline constexpr int kMaxRequestDepth = 512;
 
 // Parses a request body; invalid JSON (or invalid UTF-8) and nesting beyond kMaxRequestDepth are 400s.
 Json parse_request_body(std::string_view body);

@@ -206,6 +206,16 @@ TEST(OpenAiChatRequest, NestingBeyondTheLimitIsRejectedWithoutRecursingIntoIt) {
   EXPECT_EQ(e.param, expected);
 }
 
+TEST(OpenAiChatRequest, ASchemaNestedPastTheCompilersLimitStillReachesTheCompiler) {
+  // 140 nested properties (the compiler stops at 128 and says where): about 285 JSON levels.
+  std::string schema = R"({"type":"integer"})";
+  for (int i = 0; i < 140; ++i) schema = R"({"type":"object","properties":{"p":)" + schema + "}}";
+  const ChatRequest r =
+      accept(with(R"("response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":)" + schema + "}}"));
+  ASSERT_TRUE(r.options.constraint);
+  EXPECT_EQ(r.options.constraint->source(), schema);
+}
+
 TEST(OpenAiChatRequest, TheErrorObjectHasOpenAisShape) {
   const Json j = openai_error_json(reject(with(R"("temperature":"x")")));
   EXPECT_EQ(j["error"]["param"], "temperature");

@@ -1,6 +1,7 @@
 // Random mutations of a valid request body (wrong types, removed and unknown members, huge numbers,
 // deep nesting, invalid argument strings) never crash the mapping: each either maps or is a 400
 // that names a field.
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <vector>
@@ -33,9 +34,12 @@ const char* kValidBody = R"({
   "tool_enforcement": "basic", "tool_call_format": "xml", "user": "u", "metadata": {"a": "b"}
 })";
 
-// Every value in the document, as JSON Pointers (the root excluded: it stays an object).
+// Every value in the document, as JSON Pointers (the root excluded: it stays an object), down to the
+// depth of the valid body (not into a deep value an earlier mutation planted).
 void collect(const Json& j, const Json::json_pointer& at, std::vector<Json::json_pointer>& out) {
   if (!at.empty()) out.push_back(at);
+  const std::string text = at.to_string();
+  if (std::count(text.begin(), text.end(), '/') >= 10) return;
   if (j.is_object())
     for (const auto& [k, v] : j.items()) collect(v, at / k, out);
   else if (j.is_array())
@@ -57,8 +61,15 @@ Json random_value(std::mt19937_64& rng) {
     case 10: return Json::array();
     case 11: return Json::object();
     case 12: {
-      Json deep = 1;
-      for (int i = 0; i < kMaxRequestDepth + 20; ++i) deep = Json::array({std::move(deep)});
+      static const Json deep = [] {
+        Json d = 1;
+        for (int i = 0; i < kMaxRequestDepth + 20; ++i) {
+          Json wrapper = Json::array();
+          wrapper.push_back(std::move(d));
+          d = std::move(wrapper);
+        }
+        return d;
+      }();
       return deep;
     }
     default: return Json::array({"x", 2, Json::object({{"type", "text"}})});
