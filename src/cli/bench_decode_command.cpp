@@ -9,7 +9,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
-#include "cli/result_json.h"
+#include "cli/error_report.h"
 #include "ninfer/engine.h"
 
 namespace ninfer::cli {

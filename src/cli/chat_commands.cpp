@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/chat_request_command.h"
 #include "jinja/chat_template.h"
 #include "jinja/template.h"
 
@@ -107,8 +108,26 @@ int run_render(const RenderArgs& args) {
 
 }  // namespace
 
+struct ChatRequestArgs {
+  std::string request, model, chat_template;
+  ChatRequestCommandOptions options;
+};
+
 CLI::App* register_chat_commands(CLI::App& app, int& status) {
-  auto* chat = app.add_subcommand("chat", "Chat: render chat templates");
+  auto* chat = app.add_subcommand("chat", "Chat: answer an OpenAI Chat Completions request (--request), or render chat templates");
+  auto request_args = std::make_shared<ChatRequestArgs>();
+  chat->add_option("--request", request_args->request, "OpenAI Chat Completions request body (JSON file); prints the chat.completion object");
+  chat->add_option("--model", request_args->model, "HF model folder or GGUF file (default: the generated tiny Qwen3 model)");
+  chat->add_option("--chat-template", request_args->chat_template,
+                   "bundled name (qwen3, qwen3_5, qwen3_coder), .jinja file, tokenizer config .json or model folder (default: the model's own)");
+  chat->add_option("--threads", request_args->options.threads, "model threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  chat->add_option("--max-context", request_args->options.max_context, "positions per request")->check(CLI::Range(16, 1 << 20));
+  chat->require_subcommand(0, 1);
+  chat->callback([chat, request_args, &status] {
+    if (!chat->get_subcommands().empty()) return;
+    if (request_args->request.empty()) throw CLI::RequiredError("--request (or the subcommand render)");
+    status = run_chat_request(request_args->request, request_args->model, request_args->chat_template, request_args->options);
+  });
   auto* render = chat->add_subcommand("render", "Render a chat template with a context of variables, exactly as Python Jinja2 (HF) does");
   auto render_args = std::make_shared<RenderArgs>();
   render->add_option("--template", render_args->template_spec,

@@ -3,9 +3,10 @@
 #include <iostream>
 #include <memory>
 
+#include "api/result_json.h"
 #include "cli/constraint_flags.h"
+#include "cli/error_report.h"
 #include "cli/option_checks.h"
-#include "cli/result_json.h"
 #include "jinja/chat_template.h"
 #include "ninfer/engine.h"
 
@@ -87,7 +88,7 @@ int run_generate(const GenerateArgs& a) {
     }
     const GenerationResult r = h.wait();
     if (a.json) {
-      nlohmann::json j = generation_result_json(r);
+      nlohmann::json j = api::generation_result_json(r);
       j["model"] = engine.model_description();
       std::cout << j.dump() << std::endl;
     } else {
@@ -96,7 +97,7 @@ int run_generate(const GenerateArgs& a) {
       if (r.constraint && !r.constraint->ignored_keywords.empty())
         std::cerr << " ignored_keywords=" << nlohmann::json(r.constraint->ignored_keywords).dump();
       if (r.constraint && !r.constraint->suspected_typos.empty())
-        std::cerr << " suspected_typos=" << suspected_typos_json(r.constraint->suspected_typos).dump();
+        std::cerr << " suspected_typos=" << api::suspected_typos_json(r.constraint->suspected_typos).dump();
       if (r.error) std::cerr << " error=" << request_error_kind_name(*r.error) << ": " << r.error_message;
       std::cerr << "]\n";
     }

@@ -7,12 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/result_json.h"
 #include "cli/bench_documents.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/maskbench_command.h"
 #include "cli/option_checks.h"
-#include "cli/result_json.h"
 #include "cli/sample_command.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/explain.h"
@@ -64,7 +64,7 @@ int run_check(const CheckArgs& args) {
     // under lenient strictness, the ones among them that look like typos).
     if (constraint.kind() == OutputConstraint::Kind::JsonSchema) {
       nlohmann::json first{{"ignored_keywords", cc.ignored_keywords}};
-      if (!cc.suspected_typos.empty()) first["suspected_typos"] = suspected_typos_json(cc.suspected_typos);
+      if (!cc.suspected_typos.empty()) first["suspected_typos"] = api::suspected_typos_json(cc.suspected_typos);
       std::cout << first.dump() << "\n";
     }
   } catch (const std::exception& e) {

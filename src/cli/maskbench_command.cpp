@@ -16,10 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/result_json.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
-#include "cli/result_json.h"
 #include "grammar/matcher.h"
 #include "ninfer/constraint_error.h"
 #include "text/constraint_compiler.h"
@@ -75,7 +75,7 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
   try {
     text::CompiledConstraint cc = text::compile_constraint(OutputConstraint::json_schema(schema, fmt), domain, nullptr, opts);
     compiled = std::move(cc.grammar);
-    if (!cc.suspected_typos.empty()) r["suspected_typos"] = suspected_typos_json(cc.suspected_typos);
+    if (!cc.suspected_typos.empty()) r["suspected_typos"] = api::suspected_typos_json(cc.suspected_typos);
   } catch (const ConstraintError& e) {
     r["status"] = "compile_error";
     r["error_kind"] = constraint_error_kind_name(e.kind());
@@ -88,7 +88,7 @@ nlohmann::json run_schema(const std::string& path, const tokenizer::Tokenizer& t
       JsonFormatOptions lenient = fmt;
       lenient.schema_strictness = SchemaStrictness::Lenient;
       const auto audit = text::json_schema_keyword_audit(schema, lenient);
-      if (!audit.suspected_typos.empty()) r["suspected_typos"] = suspected_typos_json(audit.suspected_typos);
+      if (!audit.suspected_typos.empty()) r["suspected_typos"] = api::suspected_typos_json(audit.suspected_typos);
     } catch (const ConstraintError&) {
       // Not a readable schema: its error says so.
     }

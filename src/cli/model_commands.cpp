@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/option_checks.h"
-#include "cli/result_json.h"
+#include "cli/error_report.h"
 #include "models/model_error.h"
 #include "models/qwen3/make_model.h"
 #include "models/qwen3/qwen3_loader.h"

@@ -1,12 +1,6 @@
-#include "cli/result_json.h"
+#include "api/result_json.h"
 
-#include <iostream>
-
-#include "cli/constraint_flags.h"
-#include "models/model_error.h"
-#include "ninfer/constraint_error.h"
-
-namespace ninfer::cli {
+namespace ninfer::api {
 
 nlohmann::json suspected_typos_json(const std::vector<SuspectedTypo>& typos) {
   nlohmann::json list = nlohmann::json::array();
@@ -41,21 +35,4 @@ nlohmann::json generation_result_json(const GenerationResult& r) {
   return j;
 }
 
-int report_request_error(const std::exception& e) {
-  if (dynamic_cast<const ConstraintError*>(&e)) return report_constraint_error(e);
-  nlohmann::json err;
-  if (auto* re = dynamic_cast<const RequestError*>(&e)) {
-    err = {{"kind", request_error_kind_name(re->kind())}, {"message", re->what()}, {"location", nullptr}};
-  } else if (auto* me = dynamic_cast<const models::ModelError*>(&e)) {
-    err = {{"kind", "model"},
-           {"model_kind", models::model_error_kind_name(me->kind())},
-           {"message", me->what()},
-           {"location", me->location()}};
-  } else {
-    err = {{"kind", "error"}, {"message", e.what()}, {"location", nullptr}};
-  }
-  std::cout << nlohmann::json{{"error", err}}.dump() << std::endl;
-  return 2;
-}
-
-}  // namespace ninfer::cli
+}  // namespace ninfer::api

@@ -1,0 +1,35 @@
+// The protocol-neutral chat request that every protocol mapping (OpenAI Chat today; Responses and
+// Anthropic Messages next) produces, and that the CLI and the HTTP server hand to the Engine:
+// prepare(request.prompt) -> submit(prepared, request.options).
+#pragma once
+
+#include <string>
+
+#include "ninfer/engine.h"
+
+namespace ninfer::api {
+
+// What the caller (the CLI's flags, the server's configuration) supplies when a request leaves it out.
+struct ChatRequestDefaults {
+  // The chat template source (already loaded from --chat-template); empty = the model's own template.
+  std::string template_source;
+  std::string bos_token, eos_token;  // variables that came with template_source
+  // Whether a request may carry its own template source in `chat_template` (a vLLM extra); a server
+  // shared by untrusted clients may turn it off.
+  bool allow_request_template = true;
+  int max_tokens = RequestOptions{}.max_tokens;  // when the request gives neither max_tokens field
+};
+
+struct ChatRequest {
+  PromptInput prompt;      // chat_prompt is set: the template context (context_json) and how to render it
+  RequestOptions options;  // sampling, max_tokens, constraint, tool_choice, thinking budget, stop strings
+  std::string model;       // as the request names it ("" when absent); the caller decides whether it must match
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage
+  // The request field the body constraint came from ("response_format.json_schema.schema",
+  // "structured_outputs.regex", ...; "" without one): constraint errors are reported against it.
+  std::string constraint_param;
+  bool request_template = false;  // the template came from the request's own `chat_template`
+};
+
+}  // namespace ninfer::api

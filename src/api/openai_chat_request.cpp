@@ -1,0 +1,238 @@
+#include "api/openai_chat_request.h"
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "api/body_constraint.h"
+#include "api/openai_chat_messages.h"
+#include "api/openai_chat_tools.h"
+
+namespace ninfer::api {
+namespace {
+
+// Every top-level member a request may hold; anything else is "Unrecognized request argument".
+void check_known_members(const Field& body) {
+  body.only_members({
+    // OpenAI Chat Completions
+    "messages", "model", "tools", "tool_choice", "parallel_tool_calls", "response_format", "max_tokens",
+    "max_completion_tokens", "temperature", "top_p", "seed", "stop", "n", "stream", "stream_options",
+    "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs", "user", "metadata", "store", "service_tier",
+    "prompt_cache_key", "safety_identifier", "logit_bias", "modalities", "audio", "prediction", "web_search_options",
+    "functions", "function_call", "reasoning_effort", "verbosity",
+    // vLLM extras
+    "top_k", "min_p", "structured_outputs", "chat_template", "chat_template_kwargs", "continue_final_message",
+    "add_generation_prompt", "thinking_token_budget",
+    // NInfer extensions
+    "tool_enforcement", "tool_call_format"});
+}
+
+// OpenAI fields this server knows but cannot honour: a 400 naming them, never silently ignored.
+void reject_unsupported(const Field& body) {
+  for (std::string_view key : {"logit_bias", "top_logprobs", "audio", "prediction", "web_search_options", "functions",
+                               "function_call", "reasoning_effort", "verbosity"}) {
+    if (auto f = body.optional_member(key))
+      f->fail("'" + f->path() + "' is not supported by this server.", "unsupported_parameter");
+  }
+  if (auto f = body.optional_member("logprobs"); f && f->boolean())
+    f->fail("'logprobs' is not supported by this server.", "unsupported_parameter");
+  if (auto f = body.optional_member("n"); f && f->integer(1, INT_MAX) != 1)
+    f->fail("Invalid value for 'n': this server returns one choice per request (n = 1).", "unsupported_value");
+  if (auto f = body.optional_member("modalities")) {
+    for (size_t i = 0; i < f->array().size(); ++i)
+      if (f->element(i).string() != "text")
+        f->element(i).fail("Invalid value for '" + f->element(i).path() + "': this server outputs text only.",
+                           "unsupported_value");
+  }
+}
+
+// Accepted and without effect here (documented in docs/api.md); their types are still checked.
+void check_ignored(const Field& body) {
+  if (auto f = body.optional_member("user")) f->string();
+  if (auto f = body.optional_member("metadata")) f->object();
+  if (auto f = body.optional_member("store")) f->boolean();
+  if (auto f = body.optional_member("service_tier")) f->string();
+  if (auto f = body.optional_member("prompt_cache_key")) f->string();
+  if (auto f = body.optional_member("safety_identifier")) f->string();
+}
+
+void map_sampling(const Field& body, const ChatRequestDefaults& defaults, RequestOptions& ro) {
+  SamplingOptions& s = ro.sampling;
+  if (auto f = body.optional_member("temperature")) s.temperature = static_cast<float>(f->number(0, 2));
+  if (auto f = body.optional_member("top_p")) s.top_p = static_cast<float>(f->number(0, 1, true));
+  if (auto f = body.optional_member("top_k")) {
+    const int64_t k = f->integer(-1, INT_MAX);
+    s.top_k = k < 0 ? 0 : static_cast<int>(k);  // vLLM: -1 (and 0) turn top-k off
+  }
+  if (auto f = body.optional_member("min_p")) s.min_p = static_cast<float>(f->number(0, 1));
+  if (auto f = body.optional_member("presence_penalty")) s.presence_penalty = static_cast<float>(f->number(-2, 2));
+  if (auto f = body.optional_member("frequency_penalty")) s.frequency_penalty = static_cast<float>(f->number(-2, 2));
+  // Any 64-bit integer seeds; negative ones by their two's complement.
+  if (auto f = body.optional_member("seed")) s.seed = static_cast<uint64_t>(f->integer(INT64_MIN, INT64_MAX));
+
+  const auto max_tokens = body.optional_member("max_tokens");
+  const auto max_completion = body.optional_member("max_completion_tokens");
+  ro.max_tokens = defaults.max_tokens;
+  if (max_completion) ro.max_tokens = static_cast<int>(max_completion->integer(1, INT_MAX));
+  if (max_tokens) {
+    const int v = static_cast<int>(max_tokens->integer(1, INT_MAX));
+    if (max_completion && v != ro.max_tokens)
+      max_tokens->fail("Invalid value for 'max_tokens': it differs from 'max_completion_tokens'; give one of them "
+                       "('max_tokens' is deprecated).",
+                       "conflicting_parameters");
+    ro.max_tokens = v;
+  }
+
+  if (auto f = body.optional_member("stop")) {
+    if (f->json().is_string()) {
+      ro.stop.push_back(f->string());
+    } else if (f->json().is_array()) {
+      if (f->json().size() > 4)
+        f->fail("Invalid 'stop': array too long. Expected an array with at most 4 strings.", "array_above_max_length");
+      for (size_t i = 0; i < f->json().size(); ++i) ro.stop.push_back(f->element(i).string());
+    } else {
+      f->fail_type("a string or an array of strings");
+    }
+    for (size_t i = 0; i < ro.stop.size(); ++i)
+      if (ro.stop[i].empty())
+        (f->json().is_array() ? f->element(i) : *f).fail("Invalid value for 'stop': a stop string may not be empty.");
+  }
+  if (auto f = body.optional_member("thinking_token_budget"))
+    ro.thinking_token_budget = static_cast<int>(f->integer(1, INT_MAX));
+}
+
+void map_stream(const Field& body, ChatRequest& req) {
+  if (auto f = body.optional_member("stream")) req.stream = f->boolean();
+  if (auto f = body.optional_member("stream_options")) {
+    if (!req.stream)
+      f->fail("Invalid value for 'stream_options': 'stream_options' is only allowed when 'stream' is true.");
+    f->object();
+    f->only_members({"include_usage", "include_obfuscation"});
+    if (auto u = f->optional_member("include_usage")) req.include_usage = u->boolean();
+    if (auto o = f->optional_member("include_obfuscation")) o->boolean();  // no obfuscation here
+  }
+}
+
+// The body constraint: response_format or structured_outputs, never both (DESIGN.md section 3).
+std::optional<BodyConstraint> map_body_constraint(const Field& body) {
+  std::optional<BodyConstraint> out;
+  // In the order the request wrote them, so that the second source is the one named.
+  for (const auto& [key, value] : body.json().items()) {
+    std::optional<BodyConstraint> next;
+    if (key == "response_format" && !value.is_null()) next = map_openai_response_format(body.member(key));
+    else if (key == "structured_outputs" && !value.is_null()) next = map_structured_outputs(body.member(key));
+    if (!next) continue;
+    if (out)
+      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
+                                             out->param + "' already sets one.",
+                            "conflicting_parameters");
+    out = std::move(next);
+  }
+  return out;
+}
+
+// The chat template's variables as JSON text: messages, tools, add_generation_prompt, then the
+// chat_template_kwargs. Written member by member, so that the tools are never copied.
+std::string template_context(const Json& messages, const ChatTools& tools, bool add_generation_prompt,
+                             const Field& body) {
+  std::string out = "{\"messages\":" + messages.dump();
+  if (tools.tools) out += ",\"tools\":" + tools.tools->dump();
+  out += add_generation_prompt ? ",\"add_generation_prompt\":true" : ",\"add_generation_prompt\":false";
+  if (auto kwargs = body.optional_member("chat_template_kwargs")) {
+    for (const auto& [key, value] : kwargs->object().items()) {
+      if (key == "messages" || key == "tools" || key == "add_generation_prompt")
+        kwargs->member(key).fail("Invalid '" + kwargs->member(key).path() + "': set '" + key +
+                                 "' with the request's own field, not through chat_template_kwargs.");
+      out += "," + Json(key).dump() + ":" + value.dump();
+    }
+  }
+  return out + "}";
+}
+
+ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
+  if (!json.is_object())
+    throw ApiError(400, "invalid_request_error",
+                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
+                   "invalid_type");
+  const Field body(json, "");
+  check_known_members(body);
+  reject_unsupported(body);
+  check_ignored(body);
+
+  ChatRequest req;
+  if (auto f = body.optional_member("model")) req.model = f->string();
+  map_stream(body, req);
+  map_sampling(body, defaults, req.options);
+
+  const ChatTools tools = map_openai_tools(body);
+  req.options.tool_choice = tools.tool_choice;
+
+  ChatPromptInput chat;
+  bool add_generation_prompt = true;
+  if (auto f = body.optional_member("add_generation_prompt")) add_generation_prompt = f->boolean();
+  if (auto f = body.optional_member("continue_final_message")) chat.continue_final_message = f->boolean();
+  const Json messages = map_openai_messages(body.required_member("messages"));
+  if (chat.continue_final_message) {
+    const Field cfm = body.member("continue_final_message");
+    if (add_generation_prompt)
+      cfm.fail("Invalid value for 'continue_final_message': it cannot be combined with 'add_generation_prompt' true "
+               "(set 'add_generation_prompt' to false).",
+               "conflicting_parameters");
+    if (messages.back()["role"] != "assistant")
+      cfm.fail("Invalid value for 'continue_final_message': the final message (messages[" +
+               std::to_string(messages.size() - 1) + "]) must be an assistant message to continue.");
+  }
+  chat.context_json = template_context(messages, tools, add_generation_prompt, body);
+
+  chat.template_source = defaults.template_source;
+  chat.bos_token = defaults.bos_token;
+  chat.eos_token = defaults.eos_token;
+  if (auto f = body.optional_member("chat_template")) {
+    if (!defaults.allow_request_template)
+      f->fail("'chat_template' is not accepted by this server (it renders with its own template).",
+              "unsupported_parameter");
+    if (f->string().empty()) f->fail("Invalid value for 'chat_template': the template source is empty.");
+    chat.template_source = f->string();
+    req.request_template = true;
+  }
+  if (auto f = body.optional_member("tool_call_format"))
+    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+
+  if (auto constraint = map_body_constraint(body)) {
+    const OutputConstraint::Kind kind = constraint->constraint.kind();
+    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
+                           kind == OutputConstraint::Kind::Choice;
+    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
+    if (free_form && tools.active())
+      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
+                                                   "': a grammar, regex or choice constraint cannot be combined with "
+                                                   "active tools (set 'tool_choice' to \"none\" or drop the tools).",
+                            "conflicting_parameters");
+    req.constraint_param = constraint->param;
+    req.options.constraint = std::move(constraint->constraint);
+  }
+  // A stop string could cut a guaranteed output short of its constraint (DESIGN.md section 3); the
+  // tool-call wrapper of active tools is such a constraint too.
+  if (!req.options.stop.empty() && (req.options.constraint || tools.active()))
+    throw invalid_request("stop", std::string("Invalid 'stop': stop strings cannot be combined with ") +
+                                      (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
+                                                              : std::string("active tools")) +
+                                      ", which a stop string could cut short.",
+                          "conflicting_parameters");
+
+  req.prompt.chat_prompt = std::move(chat);
+  return req;
+}
+
+}  // namespace
+
+ChatRequest map_openai_chat_request(std::string_view body, const ChatRequestDefaults& defaults) {
+  return map_parsed_body(parse_request_body(body), defaults);  // parse_request_body checked the depth
+}
+
+ChatRequest map_openai_chat_request(const Json& json, const ChatRequestDefaults& defaults) {
+  check_request_depth(json);
+  return map_parsed_body(json, defaults);
+}
+
+}  // namespace ninfer::api

@@ -1,0 +1,144 @@
+// Random mutations of a valid request body (wrong types, removed and unknown members, huge numbers,
+// deep nesting, invalid argument strings) never crash the mapping: each either maps or is a 400
+// that names a field.
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "api/openai_chat_request.h"
+
+namespace ninfer::api {
+namespace {
+
+const char* kValidBody = R"({
+  "model": "qwen",
+  "messages": [
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": [{"type": "text", "text": "weather?"}, {"type": "text", "text": "in Paris"}]},
+    {"role": "assistant", "content": null, "reasoning_content": "call the tool",
+     "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    {"role": "user", "content": "and tomorrow?"}
+  ],
+  "tools": [{"type": "function", "function": {"name": "get_weather", "description": "d", "strict": true,
+             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
+  "tool_choice": {"type": "function", "function": {"name": "get_weather"}},
+  "parallel_tool_calls": false,
+  "response_format": {"type": "json_schema", "json_schema": {"name": "w", "strict": true, "schema": {"type": "object"}}},
+  "max_completion_tokens": 100, "temperature": 0.7, "top_p": 0.9, "top_k": 20, "min_p": 0.1, "seed": 7,
+  "presence_penalty": 0.5, "frequency_penalty": 0.5, "n": 1, "stream": true, "stream_options": {"include_usage": true},
+  "chat_template_kwargs": {"enable_thinking": true}, "add_generation_prompt": true, "thinking_token_budget": 50,
+  "tool_enforcement": "basic", "tool_call_format": "xml", "user": "u", "metadata": {"a": "b"}
+})";
+
+// Every value in the document, as JSON Pointers (the root excluded: it stays an object), down to the
+// depth of the valid body (not into a deep value an earlier mutation planted).
+void collect(const Json& j, const Json::json_pointer& at, std::vector<Json::json_pointer>& out) {
+  if (!at.empty()) out.push_back(at);
+  const std::string text = at.to_string();
+  if (std::count(text.begin(), text.end(), '/') >= 10) return;
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) collect(v, at / k, out);
+  else if (j.is_array())
+    for (size_t i = 0; i < j.size(); ++i) collect(j[i], at / i, out);
+}
+
+Json random_value(std::mt19937_64& rng) {
+  switch (rng() % 14) {
+    case 0: return nullptr;
+    case 1: return true;
+    case 2: return -1;
+    case 3: return 0;
+    case 4: return Json::parse("18446744073709551615");
+    case 5: return Json::parse("-9223372036854775808");
+    case 6: return 1e308;
+    case 7: return std::numeric_limits<double>::infinity();
+    case 8: return "";
+    case 9: return "{not json";
+    case 10: return Json::array();
+    case 11: return Json::object();
+    case 12: {
+      static const Json deep = [] {
+        Json d = 1;
+        for (int i = 0; i < kMaxRequestDepth + 20; ++i) {
+          Json wrapper = Json::array();
+          wrapper.push_back(std::move(d));
+          d = std::move(wrapper);
+        }
+        return d;
+      }();
+      return deep;
+    }
+    default: return Json::array({"x", 2, Json::object({{"type", "text"}})});
+  }
+}
+
+void mutate(Json& body, std::mt19937_64& rng) {
+  std::vector<Json::json_pointer> pointers;
+  collect(body, Json::json_pointer(), pointers);
+  const Json::json_pointer p = pointers[rng() % pointers.size()];
+  Json& parent = body[p.parent_pointer()];
+  switch (rng() % 4) {
+    case 0:  // remove
+      if (parent.is_object()) parent.erase(p.back());
+      else if (parent.is_array()) parent.erase(parent.begin() + static_cast<std::ptrdiff_t>(std::stoul(p.back())));
+      break;
+    case 1:  // an unknown member beside it
+      if (parent.is_object()) parent["zz_unknown"] = 1;
+      break;
+    default:
+      body[p] = random_value(rng);
+      break;
+  }
+}
+
+TEST(RequestFuzz, MutatedBodiesEitherMapOrAreA400NamingAField) {
+  const Json valid = Json::parse(kValidBody);
+  {
+    ChatRequest r = map_openai_chat_request(valid, {});  // the seed itself maps
+    ASSERT_TRUE(r.options.constraint);
+  }
+  std::mt19937_64 rng(20261201);
+  int accepted = 0, rejected = 0;
+  for (int iteration = 0; iteration < 4000; ++iteration) {
+    Json body = valid;
+    const int mutations = 1 + static_cast<int>(rng() % 3);
+    for (int m = 0; m < mutations; ++m) mutate(body, rng);
+    try {
+      const ChatRequest r = map_openai_chat_request(body, {});
+      ASSERT_TRUE(r.prompt.chat_prompt);
+      EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
+      ++accepted;
+    } catch (const ApiError& e) {
+      ASSERT_EQ(e.status, 400) << body.dump();
+      ASSERT_FALSE(e.param.empty()) << e.message << "\n" << body.dump();
+      ASSERT_FALSE(e.message.empty());
+      EXPECT_NO_THROW(openai_error_json(e).dump());
+      ++rejected;
+    }
+    // Anything else escaping (a std::exception from the JSON library) fails the test here.
+  }
+  // Both outcomes happen: the mutations are neither all harmless nor all fatal.
+  EXPECT_GT(accepted, 100);
+  EXPECT_GT(rejected, 1000);
+}
+
+TEST(RequestFuzz, RandomBytesAsABodyAreRejectedWithoutACrash) {
+  std::mt19937_64 rng(7);
+  const std::string seed_text = kValidBody;
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    std::string text = seed_text;
+    for (int k = 0; k < 3; ++k) text[rng() % text.size()] = static_cast<char>(rng() % 256);
+    try {
+      map_openai_chat_request(std::string_view(text), {});
+    } catch (const ApiError& e) {
+      ASSERT_EQ(e.status, 400);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ninfer::api
