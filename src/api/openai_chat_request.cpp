@@ -22,7 +22,7 @@ void check_known_members(const Field& body) {
     "functions", "function_call", "reasoning_effort", "verbosity",
     // vLLM extras
     "top_k", "min_p", "structured_outputs", "chat_template", "chat_template_kwargs", "continue_final_message",
-    "add_generation_prompt", "thinking_token_budget",
+    "add_generation_prompt", "thinking_token_budget", "ignore_eos",
     // NInfer extensions
     "tool_enforcement", "tool_call_format"});
 }
@@ -97,6 +97,7 @@ void map_sampling(const Field& body, const ChatRequestDefaults& defaults, Reques
       if (ro.stop[i].empty())
         (f->json().is_array() ? f->element(i) : *f).fail("Invalid value for 'stop': a stop string may not be empty.");
   }
+  if (auto f = body.optional_member("ignore_eos")) ro.ignore_eos = f->boolean();
   if (auto f = body.optional_member("thinking_token_budget"))
     ro.thinking_token_budget = static_cast<int>(f->integer(1, INT_MAX));
 }
@@ -218,6 +219,12 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
                                       (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
                                                               : std::string("active tools")) +
                                       ", which a stop string could cut short.",
+                          "conflicting_parameters");
+
+  // Sampling past EOS (benchmarks) would run a guaranteed output past its end.
+  if (req.options.ignore_eos && (req.options.constraint || tools.active()))
+    throw invalid_request("ignore_eos",
+                          "Invalid 'ignore_eos': it cannot be combined with an output constraint or active tools.",
                           "conflicting_parameters");
 
   req.prompt.chat_prompt = std::move(chat);

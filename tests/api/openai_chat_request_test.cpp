@@ -97,6 +97,13 @@ TEST(OpenAiChatRequest, ContinueFinalMessageNeedsAFinalAssistantMessageAndNoGene
   EXPECT_EQ(reject(with(R"("add_generation_prompt":1)")).param, "add_generation_prompt");
 }
 
+TEST(OpenAiChatRequest, IgnoreEosIsForUnconstrainedRequestsOnly) {
+  EXPECT_TRUE(accept(with(R"("ignore_eos":true)")).options.ignore_eos);
+  EXPECT_EQ(reject(with(R"("ignore_eos":true,"response_format":{"type":"json_object"})")).param, "ignore_eos");
+  EXPECT_EQ(reject(with(R"("ignore_eos":true,"tools":[{"type":"function","function":{"name":"f"}}])")).param, "ignore_eos");
+  EXPECT_EQ(reject(with(R"("ignore_eos":1)")).param, "ignore_eos");
+}
+
 TEST(OpenAiChatRequest, TheThinkingBudgetIsCarried) {
   EXPECT_EQ(accept(with(R"("thinking_token_budget":64)")).options.thinking_token_budget, 64);
   EXPECT_EQ(reject(with(R"("thinking_token_budget":0)")).param, "thinking_token_budget");
