@@ -468,6 +468,9 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
   if (r.chat && reason != FinishReason::Error) {
     res.chat = runtime::split_chat_output(*r.chat, r.text, r.seed);
     res.usage.reasoning_tokens = runtime::thinking_block_tokens(*r.chat, r.generated, *tok_);
+    // DESIGN.md section 8: the branch the output took, from what it holds (thinking is neither).
+    if (res.constraint)
+      res.constraint->branch = !res.chat->tool_calls.empty() ? "tools" : !res.chat->content.empty() ? "content" : "undecided";
   }
   res.text = std::move(r.text);
   res.tokens = std::move(r.generated);
