@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <utf8proc.h>
+
 #include "jinja/methods.h"
 #include "jinja/renderer.h"
 #include "jinja/utf8.h"
@@ -99,7 +101,24 @@ Value f_last(Renderer& r, const Value& v, CallArgs&) {
 Value f_upper(Renderer&, const Value& v, CallArgs&) { return Value::string(py_upper(to_str(v))); }
 Value f_lower(Renderer&, const Value& v, CallArgs&) { return Value::string(py_lower(to_str(v))); }
 Value f_capitalize(Renderer&, const Value& v, CallArgs&) { return Value::string(py_capitalize(to_str(v))); }
-Value f_title(Renderer&, const Value& v, CallArgs&) { return Value::string(py_title(to_str(v))); }
+// Jinja2's title filter is not str.title(): words begin after runs of '-', whitespace and opening brackets, and
+// each word is its first character upper-cased plus the rest lower-cased ("it's" → "It's").
+Value f_title(Renderer&, const Value& v, CallArgs&) {
+  const std::u32string s = utf8_decode(to_str(v));
+  auto is_sep = [](char32_t c) { return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || py_isspace(c); };
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = i;
+    const bool sep = is_sep(s[i]);
+    while (j < s.size() && is_sep(s[j]) == sep) ++j;
+    const std::string item = utf8_encode(std::u32string_view(s).substr(i, j - i));
+    const std::string first = utf8_encode(std::u32string_view(s).substr(i, 1));
+    out += py_upper(first) + py_lower(item.substr(first.size()));
+    i = j;
+  }
+  return Value::string(std::move(out));
+}
 
 Value f_replace(Renderer& r, const Value& v, CallArgs& a) {
   const Value* old = arg(a, 0, "old");
@@ -414,8 +433,9 @@ Value f_wordcount(Renderer&, const Value& v, CallArgs&) {
   int64_t n = 0;
   bool in_word = false;
   for (char32_t c : utf8_decode(to_str(v))) {
-    const bool w = c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                   (c >= 0x80 && !py_isspace(c));
+    const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    const bool w = c == '_' || (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) ||
+                   (cat >= UTF8PROC_CATEGORY_ND && cat <= UTF8PROC_CATEGORY_NO);  // Python's \w
     if (w && !in_word) ++n;
     in_word = w;
   }

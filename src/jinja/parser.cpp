@@ -152,6 +152,7 @@ class Parser {
     if (tag == "filter") return parse_filter_block();
     if (tag == "with") return parse_with();
     if (tag == "block") return parse_block();
+    if (tag == "generation") return parse_generation();
     if (tag == "break" || tag == "continue") {
       if (loop_depth_ == 0) fail("'" + tag + "' outside of a loop");
       advance();
@@ -369,6 +370,18 @@ class Parser {
     s->body = subparse({"endblock"});
     advance();
     if (cur().type == TokenType::Name) advance();
+    expect_block_end();
+    return s;
+  }
+
+  // transformers' AssistantTracker extension: {% generation %}...{% endgeneration %} marks assistant text for
+  // return_assistant_tokens_mask and renders its body in place (in its own scope, as a call block does).
+  StmtPtr parse_generation() {
+    auto s = new_stmt(StmtKind::Scope, cur().offset);
+    advance();
+    expect_block_end();
+    s->body = subparse({"endgeneration"});
+    advance();
     expect_block_end();
     return s;
   }

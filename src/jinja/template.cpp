@@ -39,7 +39,8 @@ std::string render_with(const ParsedTemplate& parsed, const RenderLimits& limits
   auto root = std::make_shared<Scope>();
   if (context.is_object()) {
     root->vars.reserve(context.size());
-    for (auto it = context.begin(); it != context.end(); ++it) root->set(it.key(), Value::from_json(it.value()));
+    const Value all = Value::from_json(context);  // one conversion: keys shared across members
+    for (const auto& [k, v] : all.dict().entries) root->vars.emplace_back(k.str(), v);
   } else if (!context.is_null()) {
     throw TemplateError(TemplateErrorKind::Runtime, "the template context must be a JSON object");
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 #include <utf8proc.h>
 
@@ -102,8 +103,13 @@ Value Value::undefined(std::string name, bool unsafe) {
 }
 
 namespace {
+
+// Object keys repeat across a context (every tool has "type", "function", "name", ...): each distinct key becomes
+// one shared string value per conversion.
+using KeyTable = std::unordered_map<std::string_view, Value>;
+
 template <typename J>
-Value value_from_json(const J& j, uint32_t depth) {
+Value value_from_json(const J& j, uint32_t depth, KeyTable& keys) {
   if (depth > Value::kMaxDepth) throw TemplateError(TemplateErrorKind::Limit, "context nesting is deeper than " + std::to_string(Value::kMaxDepth));
   switch (j.type()) {
     case J::value_t::null:
@@ -120,17 +126,22 @@ Value value_from_json(const J& j, uint32_t depth) {
     case J::value_t::number_float:
       return Value::floating(j.template get<double>());
     case J::value_t::string:
-      return Value::string(j.template get<std::string>());
+      return Value::string(j.template get_ref<const std::string&>());
     case J::value_t::array: {
       List items;
       items.reserve(j.size());
-      for (const auto& e : j) items.push_back(value_from_json(e, depth + 1));
+      for (const auto& e : j) items.push_back(value_from_json(e, depth + 1, keys));
       return Value::list(std::move(items));
     }
     case J::value_t::object: {
       auto d = std::make_shared<Dict>();
       d->entries.reserve(j.size());
-      for (auto it = j.begin(); it != j.end(); ++it) d->entries.emplace_back(Value::string(it.key()), value_from_json(it.value(), depth + 1));
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        auto [slot, fresh] = keys.try_emplace(std::string_view(k));
+        if (fresh) slot->second = Value::string(k);
+        d->entries.emplace_back(slot->second, value_from_json(it.value(), depth + 1, keys));
+      }
       return Value::dict(std::move(d));
     }
     default:
@@ -139,8 +150,14 @@ Value value_from_json(const J& j, uint32_t depth) {
 }
 }  // namespace
 
-Value Value::from_json(const nlohmann::json& j) { return value_from_json(j, 0); }
-Value Value::from_json(const nlohmann::ordered_json& j) { return value_from_json(j, 0); }
+Value Value::from_json(const nlohmann::json& j) {
+  KeyTable keys;
+  return value_from_json(j, 0, keys);
+}
+Value Value::from_json(const nlohmann::ordered_json& j) {
+  KeyTable keys;
+  return value_from_json(j, 0, keys);
+}
 
 Value Value::undefined_ref(const std::string& name) {
   Value v(Kind::Undefined);

@@ -249,6 +249,7 @@ FEATURES = [
     "{{ loop }}",
     "{% set k = 'v' %}{% macro show() %}{{ k }}{% endmacro %}{% set k = 'w' %}{{ show() }}",
     "{% for p in people %}{% set last = p.name %}{% endfor %}[{{ last }}]",
+    "{{ q|title }} {{ 'hello-world (foo) [bar] <baz>   x'|title }} {{ 'ÉCOLE de paris'|title }} {{ 'a_b c.d ✓ — é1'|wordcount }} {{ q.title() }}",
     # scoping
     "{% set x = 1 %}{% for i in [1,2] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}|{% set x = 1 %}{% for i in [1,2] %}{% if i == 2 %}{{ x }}{% endif %}{% set x = 5 %}{% endfor %}",
     "{% set x = 1 %}{% macro m() %}{{ x }}{% set x = 3 %}{{ x }}{% endmacro %}{{ m() }}{{ x }}|{% for i in [1] %}{% set y = 1 %}{% for j in [1] %}{{ y }}{% set y = 2 %}{% endfor %}{{ y }}{% endfor %}",

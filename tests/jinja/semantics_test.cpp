@@ -278,3 +278,18 @@ TEST(JinjaErrors, DivisionByZeroIsARuntimeError) {
 
 }  // namespace
 }  // namespace ninfer::jinja
+
+namespace ninfer::jinja {
+namespace {
+
+// transformers adds its AssistantTracker extension: {% generation %} renders its body in its own scope. Expected
+// text from Jinja2 with an equivalent extension (a CallBlock returning caller()).
+TEST(JinjaSemantics, GenerationBlocksRenderTheirBodyInPlace) {
+  EXPECT_EQ(render(R"J({% for m in ms %}{% if m == 'a' %}{% generation %}<{{ m }}>{% set x = 1 %}{% endgeneration %}
+{% else %}[{{ m }}]{% endif %}{% endfor %}{{ x }})J",
+                   ojson::parse(R"J({"ms": ["u", "a", "u"]})J")),
+            "[u]<a>[u]");
+}
+
+}  // namespace
+}  // namespace ninfer::jinja
