@@ -159,6 +159,21 @@ TEST(ChatOutputParser, SeveralXmlCallsAndNoCallsWithoutTools) {
   EXPECT_TRUE(none.tool_calls.empty());
 }
 
+// A JSON library would round an integer past 64 bits, and refuse one past binary64 ("number
+// overflow"), though the grammar of an unbounded integer allows both: the arguments keep the
+// model's value text exactly, minus insignificant whitespace.
+TEST(ChatOutputParser, JsonArgumentsKeepTheExactValueTextOfHugeNumbers) {
+  const std::string huge(400, '5');
+  const std::string text = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"n\" :\n " + huge +
+                           " , \"s\": \"a  b\\\" c\", \"x\": [1.5e-3, -0, {}]}}\n</tool_call>";
+  const ChatOutput o = parse_chat_output(text, OutputStart::Body, tools(false), ToolCallFormat::Json, 1);
+  ASSERT_EQ(o.tool_calls.size(), 1u) << o.content;
+  EXPECT_EQ(o.tool_calls[0].arguments, "{\"n\":" + huge + ",\"s\":\"a  b\\\" c\",\"x\":[1.5e-3,-0,{}]}");
+  const ChatOutput bad = parse_chat_output("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"n\": 01}}\n</tool_call>",
+                                           OutputStart::Body, tools(false), ToolCallFormat::Json, 1);
+  EXPECT_TRUE(bad.tool_calls.empty());
+}
+
 TEST(ChatOutputParser, AClosedCallThatDoesNotParseStaysInContent) {
   const std::string bad = "<tool_call>\n{\"name\": f}\n</tool_call>";
   const ChatOutput o = parse_chat_output("x\n" + bad, OutputStart::Body, tools(true), ToolCallFormat::Json, 1);

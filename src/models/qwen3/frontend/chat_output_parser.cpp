@@ -9,6 +9,166 @@
 namespace ninfer::qwen3 {
 namespace {
 
+// A member of a JSON object: its decoded key and its value's exact text.
+struct JsonMember {
+  std::string key;
+  std::string_view value;
+};
+
+bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The end of the JSON value starting at text[i] (strings, nesting and scalars scanned, not
+// checked: callers check the value with a parser), or npos.
+size_t value_end(std::string_view text, size_t i) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t j = i; j < text.size(); ++j) {
+    const char c = text[j];
+    if (in_string) {
+      if (c == '\\') ++j;
+      else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return j + 1;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') {
+      if (depth == 0) return j;  // the end of the enclosing object: a scalar ended here
+      if (--depth == 0) return j + 1;
+    } else if (depth == 0 && (c == ',' || json_space(c))) {
+      return j;
+    }
+  }
+  return in_string || depth > 0 ? std::string_view::npos : text.size();
+}
+
+// The members of the object `text` holds (whitespace around it allowed), or nullopt.
+std::optional<std::vector<JsonMember>> top_level_members(std::string_view text) {
+  size_t i = 0;
+  const auto skip = [&] {
+    while (i < text.size() && json_space(text[i])) ++i;
+  };
+  skip();
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  ++i;
+  std::vector<JsonMember> out;
+  skip();
+  if (i < text.size() && text[i] == '}') {
+    ++i;
+  } else {
+    while (true) {
+      skip();
+      if (i >= text.size() || text[i] != '"') return std::nullopt;
+      const size_t key_end = value_end(text, i);
+      if (key_end == std::string_view::npos) return std::nullopt;
+      JsonMember m;
+      try {
+        m.key = OJson::parse(text.substr(i, key_end - i)).get<std::string>();
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+      i = key_end;
+      skip();
+      if (i >= text.size() || text[i] != ':') return std::nullopt;
+      ++i;
+      skip();
+      const size_t end = value_end(text, i);
+      if (end == std::string_view::npos || end == i) return std::nullopt;
+      m.value = text.substr(i, end - i);
+      out.push_back(std::move(m));
+      i = end;
+      skip();
+      if (i < text.size() && text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (i < text.size() && text[i] == '}') {
+        ++i;
+        break;
+      }
+      return std::nullopt;
+    }
+  }
+  skip();
+  if (i != text.size()) return std::nullopt;
+  return out;
+}
+
+// One JSON number token, by the grammar of RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool json_number_ok(std::string_view t) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i < t.size() && t[i] == '0') ++i;
+  else if (!digits()) return false;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == t.size();
+}
+
+// JSON syntax without judging magnitudes: a parser that converts numbers refuses integers past
+// binary64 ("number overflow"), which are valid JSON text. Each number token is checked by its
+// grammar and stands as 0 for the structural check.
+bool json_syntax_ok(std::string_view text) {
+  std::string shape;
+  shape.reserve(text.size());
+  bool in_string = false;
+  for (size_t j = 0; j < text.size();) {
+    const char c = text[j];
+    if (in_string) {
+      shape += c;
+      if (c == '\\' && j + 1 < text.size()) shape += text[++j];
+      else if (c == '"') in_string = false;
+      ++j;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t k = j;
+      while (k < text.size() && (text[k] == '-' || text[k] == '+' || text[k] == '.' || text[k] == 'e' || text[k] == 'E' ||
+                                 (text[k] >= '0' && text[k] <= '9')))
+        ++k;
+      if (!json_number_ok(text.substr(j, k - j))) return false;
+      shape += '0';
+      j = k;
+    } else {
+      shape += c;
+      in_string = c == '"';
+      ++j;
+    }
+  }
+  return OJson::accept(shape);
+}
+
+// Valid JSON text without its insignificant whitespace (strings kept byte for byte).
+std::string minified_json(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t j = 0; j < text.size(); ++j) {
+    const char c = text[j];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && j + 1 < text.size()) out += text[++j];
+      else if (c == '"') in_string = false;
+    } else if (!json_space(c)) {
+      out += c;
+      in_string = c == '"';
+    }
+  }
+  return out;
+}
+
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -149,29 +309,44 @@ class CallParser {
     }
   }
 
+  // The call object is read structurally rather than through a JSON library's numbers: the
+  // arguments keep the model's exact value text (minus insignificant whitespace), so an integer
+  // past 64 bits or past binary64 comes back as written instead of rounded, or lost to an overflow.
   std::optional<ToolCall> parse_json(std::string_view inner) const {
-    OJson call;
-    try {
-      call = OJson::parse(inner);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-    if (!call.is_object()) return std::nullopt;
-    auto name = call.find("name");
-    if (name == call.end() || !name->is_string()) return std::nullopt;
+    const std::optional<std::vector<JsonMember>> members = top_level_members(inner);
+    if (!members) return std::nullopt;
     ToolCall out;
-    out.name = name->get<std::string>();
-    auto args = call.find("arguments");
-    if (args == call.end() || args->is_null()) {
-      out.arguments = "{}";
-    } else if (args->is_string()) {  // arguments written as a JSON string holding the object
-      try {
-        out.arguments = OJson::parse(args->get<std::string>()).dump();
-      } catch (const std::exception&) {
-        out.arguments = args->get<std::string>();
+    bool named = false;
+    std::optional<std::string_view> args;
+    for (const JsonMember& m : *members) {
+      if (m.key == "name") {
+        OJson name;
+        try {
+          name = OJson::parse(m.value);
+        } catch (const std::exception&) {
+          return std::nullopt;
+        }
+        if (!name.is_string()) return std::nullopt;
+        out.name = name.get<std::string>();
+        named = true;
+      } else if (m.key == "arguments") {
+        args = m.value;
       }
+    }
+    if (!named) return std::nullopt;
+    if (!args || *args == "null") {
+      out.arguments = "{}";
+    } else if (args->front() == '"') {  // arguments written as a JSON string holding the object
+      std::string text;
+      try {
+        text = OJson::parse(*args).get<std::string>();
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+      out.arguments = json_syntax_ok(text) ? minified_json(text) : text;
     } else {
-      out.arguments = args->dump();
+      if (!json_syntax_ok(*args)) return std::nullopt;
+      out.arguments = minified_json(*args);
     }
     return out;
   }
