@@ -58,9 +58,12 @@ Json openai_chat_message(const PreparedPrompt& prompt, const GenerationResult& r
 }
 
 Json openai_usage(const Usage& usage) {
-  return {{"prompt_tokens", usage.prompt_tokens},
-          {"completion_tokens", usage.completion_tokens},
-          {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  Json j = {{"prompt_tokens", usage.prompt_tokens},
+            {"completion_tokens", usage.completion_tokens},
+            {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  // OpenAI's place for thinking tokens (the thinking block, its close included).
+  if (usage.reasoning_tokens > 0) j["completion_tokens_details"] = {{"reasoning_tokens", usage.reasoning_tokens}};
+  return j;
 }
 
 Json openai_chat_completion(const ChatRequest& request, const PreparedPrompt& prompt, const GenerationResult& result,

@@ -32,6 +32,15 @@ nlohmann::json generation_result_json(const GenerationResult& r) {
                    {"seed", r.seed},
                    {"constraint", r.constraint ? constraint_report_json(*r.constraint) : nlohmann::json(nullptr)}};
   if (r.error) j["error"] = {{"kind", request_error_kind_name(*r.error)}, {"message", r.error_message}};
+  if (r.chat) {
+    nlohmann::json calls = nlohmann::json::array();
+    for (const ToolCall& c : r.chat->tool_calls) calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+    j["chat"] = {{"reasoning", r.chat->reasoning},
+                 {"content", r.chat->content},
+                 {"tool_calls", calls},
+                 {"thinking_closed", r.chat->thinking_closed}};
+    j["usage"]["reasoning_tokens"] = r.usage.reasoning_tokens;
+  }
   return j;
 }
 

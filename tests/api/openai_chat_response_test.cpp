@@ -41,6 +41,11 @@ TEST(OpenAiChatResponse, ReasoningComesBackApartFromContent) {
   const Json& m = j["choices"][0]["message"];
   EXPECT_EQ(m["reasoning_content"], "let me think");
   EXPECT_EQ(m["content"], "42");
+  EXPECT_FALSE(j["usage"].contains("completion_tokens_details"));  // no thinking tokens counted
+  GenerationResult r = chat_result({"let me think", "42", {}, true});
+  r.usage.reasoning_tokens = 4;
+  const Json k = openai_chat_completion(accept(with("")), chat_prompt(), r, kIds);
+  EXPECT_EQ(k["usage"]["completion_tokens_details"]["reasoning_tokens"], 4);
 }
 
 TEST(OpenAiChatResponse, ToolCallsFinishWithToolCallsAndNullContent) {
