@@ -24,7 +24,8 @@ using nlohmann::json;
 struct Case {
   size_t set = 0;
   std::string name, format, choice;
-  int budget = -1;  // thinking cases: the thinking token budget
+  int budget = -1;     // thinking cases: the thinking token budget
+  std::string prefix;  // continuation cases: the continued body
   ninfer::PromptInput prompt;
   ninfer::RequestOptions options;
 };
@@ -116,6 +117,33 @@ int main(int argc, char** argv) {
     cases.push_back(std::move(c));
   }
 
+  // Continuations of a JSON body: the final assistant message holds the opening of an object of
+  // the first tool's parameters (its first declared key), the constraint starts after it, and the
+  // checker validates prefix + suffix with Ajv.
+  for (size_t s = 2; s < sets.size(); s += 5) {
+    const json& params = sets[s].at("tools")[0].at("function").at("parameters");
+    if (!params.contains("properties") || params["properties"].empty()) continue;
+    const std::string prefix = "{" + json(params["properties"].begin().key()).dump() + ":";
+    json context = {{"messages", json::array({{{"role", "user"}, {"content", "Answer in JSON."}},
+                                              {{"role", "assistant"}, {"content", prefix}}})},
+                    {"add_generation_prompt", false},
+                    {"enable_thinking", false}};
+    Case c;
+    c.set = s;
+    c.name = sets[s].value("name", "set" + std::to_string(s));
+    c.format = "json";
+    c.choice = "continuation";
+    c.prompt.chat_prompt = ninfer::ChatPromptInput{};
+    c.prompt.chat_prompt->context_json = context.dump();
+    c.prompt.chat_prompt->template_source = std::string(*ninfer::jinja::bundled_template("qwen3"));
+    c.prompt.chat_prompt->continue_final_message = true;
+    c.prefix = prefix;
+    c.options.max_tokens = max_tokens;
+    c.options.sampling.seed = seed + 2000 + s;
+    c.options.constraint = ninfer::OutputConstraint::json_schema(params.dump());
+    cases.push_back(std::move(c));
+  }
+
   ninfer::EngineOptions eo;
   eo.model = model;
   eo.max_batch_rows = 8;
@@ -129,7 +157,7 @@ int main(int argc, char** argv) {
   std::deque<Pending> pending;
   size_t next_case = 0, rejected = 0;
   const auto write = [&](const Case& c, const json& fields) {
-    json rec = {{"set", c.set}, {"name", c.name}, {"format", c.format}, {"choice", c.choice}, {"budget", c.budget}};
+    json rec = {{"set", c.set}, {"name", c.name}, {"format", c.format}, {"choice", c.choice}, {"budget", c.budget}, {"prefix", c.prefix}};
     rec.update(fields);
     out << rec.dump() << "\n";
   };

@@ -34,6 +34,19 @@ for (const r of records) {
   const fail = (why) => failures.push({ set: r.name, format: r.format, choice: r.choice, why, text: r.text });
   if (r.rejected) { fail(`rejected at submit: ${r.rejected}`); continue; }
   if (r.finish_reason === "error") { fail(`error: ${r.error}`); continue; }
+  if (r.choice === "continuation") {
+    // Only the suffix comes back; the constraint held for prefix + suffix.
+    if (r.finish_reason !== "stop") { s.cut_off++; continue; }
+    s.finished++;
+    const key = `continuation/${r.set}`;
+    if (!validators.has(key)) validators.set(key, ajv.compile(sets[r.set].tools[0].function.parameters));
+    if (r.content !== r.text) fail("the continuation's content is not exactly the new suffix");
+    let body;
+    try { body = JSON.parse(r.prefix + r.content); } catch (e) { fail(`prefix + suffix is not JSON: ${r.prefix + r.content}`); continue; }
+    if (!validators.get(key)(body)) fail(`prefix + suffix invalid: ${ajv.errorsText(validators.get(key).errors)}`);
+    else s.validated++;
+    continue;
+  }
   if (r.choice === "thinking") {
     // The close comes within budget + its 3 tokens (+1 when the budget falls inside a UTF-8 sequence).
     if (r.reasoning_tokens > r.budget + 4 && (r.thinking_closed || r.tokens > r.budget + 4))
@@ -47,6 +60,7 @@ for (const r of records) {
     let body;
     try { body = JSON.parse(r.content); } catch (e) { fail(`body is not JSON: ${r.content}`); continue; }
     if (!validators.get(key)(body)) fail(`body invalid: ${ajv.errorsText(validators.get(key).errors)}`);
+    else s.validated++;
     continue;
   }
   // Properties of the choice that hold for cut-off outputs too.
