@@ -33,6 +33,7 @@ struct BenchChatArgs {
   int repeats = 7;
   std::string format = "auto";
   int walk_tokens = 256;
+  uint32_t eager_states = 1024;  // the engine's CompileOptions::eager_max_kernel_states
   uint64_t seed = 1;
 };
 
@@ -169,7 +170,7 @@ GrammarTimes grammar_times(const PreparedPrompt& p, const std::shared_ptr<const 
   grammar::Grammar g = qwen3::output_language_grammar(lang);
   out.lower_ms = ms_since(t0);
   grammar::CompileOptions co;
-  co.eager_max_kernel_states = 1024;  // as the engine compiles
+  co.eager_max_kernel_states = a.eager_states;  // the engine compiles with 1024
   t0 = Clock::now();
   auto compiled = grammar::compile(g, domain, co);
   out.compile_ms = ms_since(t0);
@@ -276,6 +277,8 @@ void register_bench_chat_command(CLI::App& bench, int& status) {
   cmd->add_option("--repeats", args->repeats, "requests per count (medians are reported)")->check(integer_option<int>(1, 1000));
   cmd->add_option("--format", args->format, "tool-call format")->check(CLI::IsMember({"auto", "json", "xml"}));
   cmd->add_option("--walk-tokens", args->walk_tokens, "tokens per mask-timing walk")->check(integer_option<int>(1, 100000));
+  cmd->add_option("--eager-states", args->eager_states,
+                  "walk grammars: classify every state at compile up to this many kernel states (engine: 1024; 0 = lazy)");
   cmd->add_option("--seed", args->seed, "walk seed")->check(integer_option<uint64_t>(0));
   cmd->callback([args, &status] { status = run_bench_chat(*args); });
 }
