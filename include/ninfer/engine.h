@@ -46,6 +46,7 @@ struct PreparedPrompt {
   // ContinueFinalAssistant: the body bytes of the continued message (part of `tokens` already);
   // the constraint starts after them and only the new suffix is published.
   std::optional<std::string> continuation;
+  std::string continuation_param;  // where that body is in the request ("messages[3].content")
 };
 
 struct SamplingOptions {

@@ -186,6 +186,7 @@ PreparedPrompt prepare_chat_prompt(const ChatPromptInput& input, const ModelChat
     p.start = qwen3::detect_output_start(rendered, may_open_think);
     rendered += body;
     p.continuation = body;
+    p.continuation_param = param + ".content";
   } else {
     rendered = render(source, context);
     p.start = qwen3::detect_output_start(rendered, may_open_think);

@@ -226,7 +226,7 @@ void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, con
     throw std::move(RequestError(RequestErrorKind::InvalidContinuation,
                                  "the constraint rejects the continued assistant message: " +
                                      req.session->explain_prefix_rejection(*prompt.continuation))
-                        .at_param("messages"));
+                        .at_param(prompt.continuation_param.empty() ? "messages" : prompt.continuation_param));
   if (!req.session->initial_mask_nonempty())
     throw RequestError(RequestErrorKind::EmptyInitialMask, "the constraint allows no token at the first position");
   if (options.phase_timings) req.session->add_prepare_cpu(runtime::thread_cpu_seconds() - cpu0);

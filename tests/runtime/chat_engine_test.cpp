@@ -137,6 +137,7 @@ TEST(ChatEngine, AContinuationTheConstraintRejectsIsATypedErrorAtSubmit) {
     FAIL() << "accepted a prefix the schema rejects";
   } catch (const RequestError& err) {
     EXPECT_EQ(err.kind(), RequestErrorKind::InvalidContinuation);
+    EXPECT_EQ(err.param(), "messages[1].content");
     EXPECT_NE(std::string(err.what()).find("rejects"), std::string::npos) << err.what();
   }
   nlohmann::json no_assistant = user_turn("x");
