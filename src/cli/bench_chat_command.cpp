@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/latency_stats.h"
+#include "cli/mask_bits.h"
 #include "cli/option_checks.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/matcher.h"
@@ -183,12 +184,9 @@ GrammarTimes grammar_times(const PreparedPrompt& p, const std::shared_ptr<const 
       const Clock::time_point t0 = Clock::now();
       m.fill_mask(words.data());
       us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-      std::vector<int32_t> legal;
-      for (size_t w = 0; w < words.size(); ++w)
-        for (uint32_t bits = words[w]; bits; bits &= bits - 1) legal.push_back(int32_t(w * 32 + __builtin_ctz(bits)));
-      if (legal.empty()) break;
-      const int32_t t = legal[rng() % legal.size()];
-      if (!m.accept_token(t)) break;
+      const uint64_t legal = count_set_bits(words);
+      if (legal == 0) break;
+      if (!m.accept_token(kth_set_bit(words, rng() % legal))) break;
     }
   }
   return out;

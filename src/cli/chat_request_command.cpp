@@ -34,14 +34,20 @@ int run_chat_request(const std::string& request_path, const std::string& model, 
                      const ChatRequestCommandOptions& options) {
   api::ChatRequest request;
   try {
-    const std::string body = read_file(request_path);
     // Mapped before the model loads: a bad request fails fast.
-    request = api::map_openai_chat_request(std::string_view(body), chat_template_defaults(chat_template_spec, false));
+    request = api::map_openai_chat_request(std::string_view(read_file(request_path)),
+                                           chat_template_defaults(chat_template_spec, false));
     // A list-form template chooses its `tool_use` entry when the request declares tools.
-    const auto context = nlohmann::json::parse(request.prompt.chat_prompt->context_json, nullptr, false);
-    const bool has_tools = context.is_object() && context.contains("tools") && !context["tools"].empty();
-    if (!chat_template_spec.empty() && !request.request_template && has_tools)
-      request = api::map_openai_chat_request(std::string_view(body), chat_template_defaults(chat_template_spec, true));
+    ChatPromptInput& chat = *request.prompt.chat_prompt;
+    if (!chat_template_spec.empty() && !request.request_template) {
+      const auto context = nlohmann::json::parse(chat.context_json, nullptr, false);
+      if (context.is_object() && context.contains("tools") && !context["tools"].empty()) {
+        const api::ChatRequestDefaults with_tools = chat_template_defaults(chat_template_spec, true);
+        chat.template_source = with_tools.template_source;
+        chat.bos_token = with_tools.bos_token;
+        chat.eos_token = with_tools.eos_token;
+      }
+    }
   } catch (const api::ApiError& e) {
     return print_error(e, 2);
   } catch (const std::exception& e) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/constraint_flags.h"
+#include "cli/mask_bits.h"
 #include "cli/option_checks.h"
 #include "grammar/matcher.h"
 #include "ninfer/constraint_error.h"
@@ -109,21 +110,6 @@ std::string hex_bytes(const std::string& s) {
   return out;
 }
 
-// The id of the k-th set bit (k < popcount of all words).
-int32_t kth_set_bit(const std::vector<uint32_t>& words, uint64_t k) {
-  for (size_t w = 0; w < words.size(); ++w) {
-    uint32_t bits = words[w];
-    const auto n = static_cast<uint64_t>(std::popcount(bits));
-    if (k >= n) {
-      k -= n;
-      continue;
-    }
-    for (; k > 0; --k) bits &= bits - 1;  // drop the k lowest set bits
-    return static_cast<int32_t>(w * 32 + static_cast<size_t>(std::countr_zero(bits)));
-  }
-  return -1;
-}
-
 // One random walk. Each step: fill the mask, set the allowed EOS ids aside, then
 //   - EOS allowed: pick EOS with probability eos_probability (or, when it is negative, treat each
 //     allowed EOS id as one more candidate of the uniform pick); EOS is also taken when it is the
@@ -157,8 +143,7 @@ nlohmann::ordered_json walk(const std::shared_ptr<const grammar::CompiledGrammar
       mismatch = true;  // EOS in the mask must mean exactly "the language may end here"
       break;
     }
-    uint64_t others = 0;
-    for (uint32_t w : mask) others += static_cast<uint64_t>(std::popcount(w));
+    const uint64_t others = count_set_bits(mask);
     bool pick_eos = false;
     if (eos >= 0) {
       if (others == 0) pick_eos = true;

@@ -128,17 +128,7 @@ Renderer::Flow Renderer::exec(const Stmt& s, std::string& out) {
         std::string text;
         exec_body(s.body, text);
         Value v = Value::string(std::move(text));
-        if (s.expr) {
-          // The filter chain's innermost input is the block text.
-          std::vector<const Expr*> chain;
-          for (const Expr* f = s.expr.get(); f; f = f->a.get()) chain.push_back(f);
-          for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-            CallArgs args;
-            eval_args(**it, args);
-            if (!(*it)->fn) runtime_error("No filter named '" + (*it)->name + "' found.");
-            v = (*it)->fn(*this, v, args);
-          }
-        }
+        if (s.expr) v = apply_filter_chain(*s.expr, std::move(v));
         assign(*s.target, v);
         return Flow::Normal;
       }
@@ -171,16 +161,7 @@ Renderer::Flow Renderer::exec(const Stmt& s, std::string& out) {
         scope_ = std::make_shared<Scope>(Scope{saved, {}});
         exec_body(s.body, text);
         scope_ = saved;
-        Value v = Value::string(std::move(text));
-        std::vector<const Expr*> chain;
-        for (const Expr* f = s.expr.get(); f; f = f->a.get()) chain.push_back(f);
-        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-          CallArgs args;
-          eval_args(**it, args);
-          if (!(*it)->fn) runtime_error("No filter named '" + (*it)->name + "' found.");
-          v = (*it)->fn(*this, v, args);
-        }
-        append_out(out, v);
+        append_out(out, apply_filter_chain(*s.expr, Value::string(std::move(text))));
         return Flow::Normal;
       }
       case StmtKind::Break:
@@ -294,6 +275,20 @@ Value Renderer::lookup(const std::string& name) {
   }
   if (Value g = global_function(name); !g.is_undefined()) return g;
   return Value::undefined_ref(name);  // names come from the syntax tree, which outlives the render
+}
+
+// A block's filter chain (`{% filter a|b %}`, `{% set x | a %}`): the outermost expression is the
+// last filter; the block text is the innermost input.
+Value Renderer::apply_filter_chain(const Expr& last, Value v) {
+  std::vector<const Expr*> chain;
+  for (const Expr* f = &last; f; f = f->a.get()) chain.push_back(f);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    CallArgs args;
+    eval_args(**it, args);
+    if (!(*it)->fn) runtime_error("No filter named '" + (*it)->name + "' found.");
+    v = (*it)->fn(*this, v, args);
+  }
+  return v;
 }
 
 void Renderer::eval_args(const Expr& e, CallArgs& args) {

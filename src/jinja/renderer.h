@@ -81,6 +81,7 @@ class Renderer {
   Value eval_inner(const Expr& e);
   Value lookup(const std::string& name);
   void eval_args(const Expr& e, CallArgs& args);
+  Value apply_filter_chain(const Expr& last, Value v);
   Value binary(const std::string& op, const Value& a, const Value& b);
   bool compare(const std::string& op, const Value& a, const Value& b);
   void append_out(std::string& out, const Value& v);

@@ -9,7 +9,6 @@
 #include "models/qwen3/frontend/qwen3_frontend.h"
 #include "runtime/chat_prompt.h"
 #include "text/constraint_compiler.h"
-#include "text/json_schema_compiler.h"
 
 namespace ninfer {
 
@@ -193,8 +192,8 @@ void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, con
         throw ConstraintError(ConstraintErrorKind::LimitExceeded, std::string("the chat output grammar is too large: ") + e.what())
             .with_limit(e.limit(), e.limit_value());
       }
-      if (options.constraint && options.constraint->kind() == OutputConstraint::Kind::JsonSchema) {
-        text::AuditedKeywords audit = text::json_schema_keyword_audit(options.constraint->source(), options.constraint->json_options());
+      if (options.constraint) {
+        text::AuditedKeywords audit = text::keyword_audit_for(*options.constraint, compiled);
         ignored = std::move(audit.ignored);
         typos = std::move(audit.suspected_typos);
       }

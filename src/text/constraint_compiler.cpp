@@ -179,4 +179,12 @@ CompiledConstraint compile_constraint(const OutputConstraint& c, const std::shar
   }
 }
 
+AuditedKeywords keyword_audit_for(const OutputConstraint& c, const std::shared_ptr<const grammar::CompiledGrammar>& g) {
+  if (c.kind() != OutputConstraint::Kind::JsonSchema) return {};
+  if (auto known = ignored_memo().get(g)) return *known;
+  AuditedKeywords audit = json_schema_keyword_audit(c.source(), c.json_options());
+  ignored_memo().put(g, audit);
+  return audit;
+}
+
 }  // namespace ninfer::text

@@ -8,6 +8,7 @@
 #include "grammar/compile_cache.h"
 #include "grammar/compiled_grammar.h"
 #include "ninfer/output_constraint.h"
+#include "text/schema_keywords.h"
 
 namespace ninfer::text {
 
@@ -43,5 +44,11 @@ struct CompiledConstraint {
 CompiledConstraint compile_constraint(const OutputConstraint& constraint,
                                       const std::shared_ptr<const grammar::TokenDomain>& domain,
                                       grammar::CompileCache* cache = nullptr, const grammar::CompileOptions& options = {});
+
+// The keyword audit (ignored keywords, suspected typos) of a JSON Schema constraint `c` that is part
+// of the compiled grammar `g` (a chat output language holding it as its body), remembered per
+// grammar like compile_constraint's, so requests served from the cache do not parse the schema
+// again. Empty for the other kinds.
+AuditedKeywords keyword_audit_for(const OutputConstraint& c, const std::shared_ptr<const grammar::CompiledGrammar>& g);
 
 }  // namespace ninfer::text

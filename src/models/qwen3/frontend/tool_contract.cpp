@@ -52,6 +52,16 @@ const OJson* resolve_ref(const OJson& root, const OJson& ref) {
   }
 }
 
+// The types a `type` keyword names (a string or an array of strings).
+uint32_t type_keyword_bits(const OJson& type) {
+  uint32_t t = 0;
+  if (type.is_string()) t = type_bit(type.get<std::string>());
+  else if (type.is_array())
+    for (const auto& x : type)
+      if (x.is_string()) t |= type_bit(x.get<std::string>());
+  return t;
+}
+
 // The JSON types a schema may admit, from type / enum / const / anyOf / oneOf / allOf / $ref
 // (an over-approximation: other keywords only narrow further).
 uint32_t admitted_types(const OJson& s, const OJson& root, int depth) {
@@ -62,14 +72,7 @@ uint32_t admitted_types(const OJson& s, const OJson& root, int depth) {
     const OJson* target = resolve_ref(root, *it);
     if (target) mask &= admitted_types(*target, root, depth + 1);
   }
-  if (auto it = s.find("type"); it != s.end()) {
-    uint32_t t = 0;
-    if (it->is_string()) t = type_bit(it->get<std::string>());
-    else if (it->is_array())
-      for (const auto& x : *it)
-        if (x.is_string()) t |= type_bit(x.get<std::string>());
-    mask &= t;
-  }
+  if (auto it = s.find("type"); it != s.end()) mask &= type_keyword_bits(*it);
   if (auto it = s.find("enum"); it != s.end() && it->is_array()) {
     uint32_t t = 0;
     for (const auto& v : *it) t |= value_type(v);
@@ -98,14 +101,7 @@ bool surely_admits(const OJson& s, const OJson& v, const OJson& root, int depth)
     const OJson* target = resolve_ref(root, *it);
     if (!target || !surely_admits(*target, v, root, depth + 1)) return false;
   }
-  if (auto it = s.find("type"); it != s.end()) {
-    uint32_t t = 0;
-    if (it->is_string()) t = type_bit(it->get<std::string>());
-    else if (it->is_array())
-      for (const auto& x : *it)
-        if (x.is_string()) t |= type_bit(x.get<std::string>());
-    if (!(t & value_type(v))) return false;
-  }
+  if (auto it = s.find("type"); it != s.end() && !(type_keyword_bits(*it) & value_type(v))) return false;
   if (auto it = s.find("enum"); it != s.end()) {
     if (!it->is_array() || std::find(it->begin(), it->end(), v) == it->end()) return false;
   }
