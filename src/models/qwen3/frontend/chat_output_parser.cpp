@@ -334,18 +334,25 @@ class CallParser {
       }
     }
     if (!named) return std::nullopt;
+    // The arguments must be an object (OpenAI's `arguments` is an object's JSON text): written as
+    // one, or as a JSON string holding one. Anything else is no call.
+    const auto object_text = [](std::string_view t) {
+      const size_t first = t.find_first_not_of(" \t\n\r");
+      return first != std::string_view::npos && t[first] == '{' && json_syntax_ok(t);
+    };
     if (!args || *args == "null") {
       out.arguments = "{}";
-    } else if (args->front() == '"') {  // arguments written as a JSON string holding the object
+    } else if (args->front() == '"') {
       std::string text;
       try {
         text = OJson::parse(*args).get<std::string>();
       } catch (const std::exception&) {
         return std::nullopt;
       }
-      out.arguments = json_syntax_ok(text) ? minified_json(text) : text;
+      if (!object_text(text)) return std::nullopt;
+      out.arguments = minified_json(text);
     } else {
-      if (!json_syntax_ok(*args)) return std::nullopt;
+      if (!object_text(*args)) return std::nullopt;
       out.arguments = minified_json(*args);
     }
     return out;
@@ -389,7 +396,8 @@ class CallParser {
       }
       args[pname] = typed(c, pname, std::string(value));  // the last duplicate wins
     }
-    out.arguments = args.dump();
+    // Raw values are the model's bytes: a broken UTF-8 sequence becomes U+FFFD, never an exception.
+    out.arguments = args.dump(-1, ' ', false, OJson::error_handler_t::replace);
     return out;
   }
 
