@@ -18,6 +18,8 @@ struct ChatRequestDefaults {
   // shared by untrusted clients may turn it off.
   bool allow_request_template = true;
   int max_tokens = RequestOptions{}.max_tokens;  // when the request gives neither max_tokens field
+  // The model name responses report when the request names none (the server's served model name).
+  std::string served_model = "ninfer";
 };
 
 struct ChatRequest {

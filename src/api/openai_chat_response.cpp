@@ -1,24 +1,14 @@
 #include "api/openai_chat_response.h"
 
-#include <chrono>
-#include <random>
-
 #include "api/engine_errors.h"
+#include "api/random_id.h"
 #include "api/result_json.h"
 #include "api/utf8_text.h"
 
 namespace ninfer::api {
 
 CompletionIds new_completion_ids(std::string model) {
-  thread_local std::mt19937_64 rng{std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32)};
-  static const char* hex = "0123456789abcdef";
-  std::string id = "chatcmpl-";
-  for (int part = 0; part < 2; ++part) {
-    uint64_t bits = rng();
-    for (int i = 0; i < 16; ++i, bits >>= 4) id += hex[bits & 15];
-  }
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return {std::move(id), std::chrono::duration_cast<std::chrono::seconds>(now).count(), std::move(model)};
+  return {random_hex_id("chatcmpl-"), unix_seconds_now(), std::move(model)};
 }
 
 std::string openai_finish_reason(const GenerationResult& result, const ChatRequest& request) {

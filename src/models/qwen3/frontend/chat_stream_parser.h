@@ -1,0 +1,49 @@
+// Splits a Qwen chat turn's output into reasoning, content and tool-call deltas while it streams,
+// so that every protocol's stream can publish each part as soon as it is certain. The contract:
+// for any way the output text is cut into pieces, the deltas concatenate to exactly what
+// parse_chat_output gives for the whole text (reasoning, content, each call's id, name and
+// arguments), in the order the parts appear in the text.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ninfer/chat.h"
+
+namespace ninfer::qwen3 {
+
+struct ChatDelta {
+  enum class Kind {
+    Reasoning,      // text: more thinking text
+    Content,        // text: more body text
+    ToolCallBegin,  // a call opens: index, id, name (its arguments follow as ToolCallArguments)
+    ToolCallArguments,  // text: more of call `index`'s arguments JSON text
+  };
+  Kind kind = Kind::Content;
+  std::string text;
+  size_t index = 0;  // tool calls: the call's index in the turn (0, 1, ...)
+  std::string id, name;  // ToolCallBegin
+};
+
+class ChatStreamParser {
+ public:
+  // As parse_chat_output(text, start, tools, format, id_seed); `continuation` is the continued
+  // assistant message's body (part of the prompt: it is parsed with the output but never published).
+  ChatStreamParser(OutputStart start, std::vector<ToolDefinition> tools, ToolCallFormat format, uint64_t id_seed,
+                   std::string continuation = {});
+
+  // Appends the next piece of output text and returns the deltas that became certain. Text that may
+  // still turn out to be framing (a partial "\n</think>", a partial "<tool_call>") is held back.
+  std::vector<ChatDelta> feed(std::string_view piece);
+  // The output ended: returns what was held back, resolved as parse_chat_output resolves it.
+  std::vector<ChatDelta> finish();
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace ninfer::qwen3
