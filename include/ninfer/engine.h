@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -151,6 +152,8 @@ struct GenerationResult {
   uint64_t seed = 0;
   std::optional<ConstraintReport> constraint;
   std::optional<ChatOutput> chat;  // chat prompts: `text` split into reasoning, content and tool calls
+  // FinishReason::Stop by a stop string (RequestOptions::stop): the one that matched.
+  std::optional<std::string> stop_sequence;
   std::optional<RequestErrorKind> error;  // set when finish_reason == Error
   std::string error_message;
   double queue_s = 0;    // from enqueue to first batch
@@ -174,6 +177,11 @@ class RequestHandle {
   uint64_t id() const;
   // Blocks for the next event; returns nullopt after the final event was taken.
   std::optional<StreamEvent> next();
+  // Event-driven consumers (the HTTP server): the next event if one is queued, without blocking.
+  std::optional<StreamEvent> try_next();
+  // `notify` runs after each event is queued (on the engine's worker, outside its locks: it must
+  // only schedule work, never block), and once right away if events are already waiting.
+  void set_notify(std::function<void()> notify);
   // Blocks until the request finishes.
   GenerationResult wait();
   // Asks the worker to stop the request at the next commit boundary (finish reason Cancelled).

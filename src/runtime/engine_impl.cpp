@@ -463,6 +463,7 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
       r.state->publish(StreamEvent{tail, {}, false});
     }
     if (r.session->constrained()) res.constraint = r.session->report();
+    if (r.stops.stopped()) res.stop_sequence = r.stops.matched();
   }
   if (r.chat && reason != FinishReason::Error) {
     res.chat = runtime::split_chat_output(*r.chat, r.text, r.seed);

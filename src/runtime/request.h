@@ -27,6 +27,8 @@ class RequestState {
   void publish(StreamEvent event);
   void finish(GenerationResult result);  // publishes the final event
   std::optional<StreamEvent> next();
+  std::optional<StreamEvent> try_next();
+  void set_notify(std::function<void()> notify);
   GenerationResult wait();
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
@@ -40,6 +42,7 @@ class RequestState {
   bool done_ = false;
   bool final_taken_ = false;
   GenerationResult result_;
+  std::function<void()> notify_;  // set once by an event-driven consumer; read under mu_
 };
 
 namespace runtime {

@@ -18,8 +18,11 @@ std::string StopStrings::push(std::string_view text) {
   // (earlier ends were checked by earlier pushes); at one end, the longest stop starts first.
   for (size_t end = old_size + 1; end <= held_.size(); ++end) {
     size_t start = std::string::npos;
-    for (const std::string& s : stops_)
-      if (s.size() <= end && held_.compare(end - s.size(), s.size(), s) == 0) start = std::min(start, end - s.size());
+    for (size_t k = 0; k < stops_.size(); ++k) {
+      const std::string& s = stops_[k];
+      if (s.size() <= end && held_.compare(end - s.size(), s.size(), s) == 0 && end - s.size() < start)
+        start = end - s.size(), matched_ = k;
+    }
     if (start != std::string::npos) {
       stopped_ = true;
       std::string out = held_.substr(0, start);

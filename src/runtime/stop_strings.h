@@ -19,6 +19,8 @@ class StopStrings {
   // true and everything from the stop string on is dropped.
   std::string push(std::string_view text);
   bool stopped() const { return stopped_; }
+  // The stop string that ended generation (valid when stopped()).
+  const std::string& matched() const { return stops_[matched_]; }
   // The held-back tail (at the end of a request that did not stop).
   std::string flush();
 
@@ -27,6 +29,7 @@ class StopStrings {
   size_t longest_ = 0;
   std::string held_;
   bool stopped_ = false;
+  size_t matched_ = 0;
 };
 
 }  // namespace ninfer::runtime
