@@ -8,6 +8,7 @@
 #include "cli/generate_command.h"
 #include "cli/grammar_commands.h"
 #include "cli/model_commands.h"
+#include "cli/serve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"NInfer: LLM inference with guaranteed structured output"};
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   ninfer::cli::register_bench_commands(app, status);
   ninfer::cli::register_model_commands(app, status);
   ninfer::cli::register_chat_commands(app, status);
+  ninfer::cli::register_serve_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

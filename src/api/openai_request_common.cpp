@@ -1,0 +1,83 @@
+#include "api/openai_request_common.h"
+
+#include <climits>
+
+namespace ninfer::api {
+
+void map_openai_sampling(const Field& body, const ChatRequestDefaults& defaults, RequestOptions& ro) {
+  SamplingOptions& s = ro.sampling;
+  if (auto f = body.optional_member("temperature")) s.temperature = static_cast<float>(f->number(0, 2));
+  if (auto f = body.optional_member("top_p")) s.top_p = static_cast<float>(f->number(0, 1, true));
+  if (auto f = body.optional_member("top_k")) {
+    const int64_t k = f->integer(-1, INT_MAX);
+    s.top_k = k < 0 ? 0 : static_cast<int>(k);  // vLLM: -1 (and 0) turn top-k off
+  }
+  if (auto f = body.optional_member("min_p")) s.min_p = static_cast<float>(f->number(0, 1));
+  if (auto f = body.optional_member("presence_penalty")) s.presence_penalty = static_cast<float>(f->number(-2, 2));
+  if (auto f = body.optional_member("frequency_penalty")) s.frequency_penalty = static_cast<float>(f->number(-2, 2));
+  // Any 64-bit integer seeds; negative ones by their two's complement.
+  if (auto f = body.optional_member("seed")) s.seed = static_cast<uint64_t>(f->integer(INT64_MIN, INT64_MAX));
+
+  const auto max_tokens = body.optional_member("max_tokens");
+  const auto max_completion = body.optional_member("max_completion_tokens");
+  ro.max_tokens = defaults.max_tokens;
+  if (max_completion) ro.max_tokens = static_cast<int>(max_completion->integer(1, INT_MAX));
+  if (max_tokens) {
+    const int v = static_cast<int>(max_tokens->integer(1, INT_MAX));
+    if (max_completion && v != ro.max_tokens)
+      max_tokens->fail("Invalid value for 'max_tokens': it differs from 'max_completion_tokens'; give one of them "
+                       "('max_tokens' is deprecated).",
+                       "conflicting_parameters");
+    ro.max_tokens = v;
+  }
+
+  if (auto f = body.optional_member("stop")) {
+    if (f->json().is_string()) {
+      ro.stop.push_back(f->string());
+    } else if (f->json().is_array()) {
+      if (f->json().size() > 4)
+        f->fail("Invalid 'stop': array too long. Expected an array with at most 4 strings.", "array_above_max_length");
+      for (size_t i = 0; i < f->json().size(); ++i) ro.stop.push_back(f->element(i).string());
+    } else {
+      f->fail_type("a string or an array of strings");
+    }
+    for (size_t i = 0; i < ro.stop.size(); ++i)
+      if (ro.stop[i].empty())
+        (f->json().is_array() ? f->element(i) : *f).fail("Invalid value for 'stop': a stop string may not be empty.");
+  }
+  if (auto f = body.optional_member("ignore_eos")) ro.ignore_eos = f->boolean();
+  if (auto f = body.optional_member("thinking_token_budget"))
+    ro.thinking_token_budget = static_cast<int>(f->integer(1, INT_MAX));
+}
+
+void map_openai_stream(const Field& body, ChatRequest& req) {
+  if (auto f = body.optional_member("stream")) req.stream = f->boolean();
+  if (auto f = body.optional_member("stream_options")) {
+    if (!req.stream)
+      f->fail("Invalid value for 'stream_options': 'stream_options' is only allowed when 'stream' is true.");
+    f->object();
+    f->only_members({"include_usage", "include_obfuscation"});
+    if (auto u = f->optional_member("include_usage")) req.include_usage = u->boolean();
+    if (auto o = f->optional_member("include_obfuscation")) o->boolean();  // no obfuscation here
+  }
+}
+
+// The body constraint: response_format or structured_outputs, never both (DESIGN.md section 3).
+std::optional<BodyConstraint> map_openai_body_constraint(const Field& body) {
+  std::optional<BodyConstraint> out;
+  // In the order the request wrote them, so that the second source is the one named.
+  for (const auto& [key, value] : body.json().items()) {
+    std::optional<BodyConstraint> next;
+    if (key == "response_format" && !value.is_null()) next = map_openai_response_format(body.member(key));
+    else if (key == "structured_outputs" && !value.is_null()) next = map_structured_outputs(body.member(key));
+    if (!next) continue;
+    if (out)
+      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
+                                             out->param + "' already sets one.",
+                            "conflicting_parameters");
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace ninfer::api
