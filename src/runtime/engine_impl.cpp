@@ -189,6 +189,11 @@ void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, con
         compiled = std::move(r.grammar);
         outcome = cache_outcome(r.source);
       } catch (const grammar::GrammarError& e) {
+        // The body constraint alone says where an empty or too large language comes from, with its
+        // own typed error (a JSON Pointer into the schema); it is compiled only on this error path.
+        if (options.constraint) (void)text::compile_constraint(*options.constraint, domain_.get(), &cache(), co);
+        if (e.kind() == grammar::GrammarErrorKind::EmptyLanguage)
+          throw ConstraintError(ConstraintErrorKind::Unsatisfiable, std::string("the chat output language is empty: ") + e.what());
         throw ConstraintError(ConstraintErrorKind::LimitExceeded, std::string("the chat output grammar is too large: ") + e.what())
             .with_limit(e.limit(), e.limit_value());
       }

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <random>
 
+#include <boost/asio/post.hpp>
+
 #include "api/engine_errors.h"
 #include "api/random_id.h"
 #include "api/result_json.h"
@@ -163,6 +165,24 @@ void ApiCall::cancel_for_disconnect() {
   disconnected_ = true;
   handle_.cancel();
   ctx_.metrics.cancelled++;
+}
+
+void ApiCall::detach(const std::shared_ptr<ApiCall>& call) {
+  call->cancel_for_disconnect();
+  std::weak_ptr<ApiCall> weak = call;
+  ServerContext* ctx = &call->ctx_;
+  call->handle_.set_notify([weak, ctx] {
+    boost::asio::post(ctx->admission, [weak, ctx] {
+      std::shared_ptr<ApiCall> c = weak.lock();
+      if (!c) return;
+      std::lock_guard<std::mutex> lock(c->detached_mu_);
+      if (c->finished_) return;
+      c->take_events();
+      if (!c->finished_) return;
+      std::lock_guard<std::mutex> calls(ctx->calls_mu);
+      ctx->calls.erase(c);
+    });
+  });
 }
 
 void ApiCall::log_line(int status, const GenerationResult* result) {

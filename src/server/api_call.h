@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,10 @@ class ApiCall {
 
   // The client went away: stop generating at the next step.
   void cancel_for_disconnect();
+  // The connection is gone before the request finished: cancels it, and lets the admission pool
+  // take its last events (so that it ends, counts and logs as any other) and drop it from the
+  // server's calls.
+  static void detach(const std::shared_ptr<ApiCall>& call);
 
  private:
   void on_result(const GenerationResult& result);
@@ -64,7 +69,7 @@ class ApiCall {
   std::optional<double> ttft_s_;
   int final_status_ = 200;
   std::string final_body_;
-  std::optional<GenerationResult> result_;
+  std::mutex detached_mu_;  // a detached call's events are taken on the admission pool, one thread at a time
 };
 
 // `data: ...\n\n` with the `event:` line when the event has a name.

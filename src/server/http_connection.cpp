@@ -53,7 +53,10 @@ HttpConnection::HttpConnection(net::ip::tcp::socket socket, ServerContext& ctx)
   ctx_.metrics.open_connections++;
 }
 
-HttpConnection::~HttpConnection() { ctx_.metrics.open_connections--; }
+HttpConnection::~HttpConnection() {
+  ctx_.metrics.open_connections--;
+  if (call_ && call_->handle().valid() && !call_->finished()) ApiCall::detach(call_);
+}
 
 void HttpConnection::start() {
   net::post(socket_.get_executor(), [self = shared_from_this()] {
