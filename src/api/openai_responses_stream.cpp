@@ -1,8 +1,8 @@
 #include "api/openai_responses_stream.h"
 
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
