@@ -4,6 +4,7 @@
 #include "api/openai_chat_response.h"
 #include "api/openai_chat_stream.h"
 #include "api/openai_completions.h"
+#include "api/openai_responses_exchange.h"
 
 namespace ninfer::api {
 namespace {
@@ -48,7 +49,7 @@ std::unique_ptr<ApiExchange> map_api_request(ApiProtocol protocol, std::string_v
   switch (protocol) {
     case ApiProtocol::OpenAIChat: return map_openai_chat(json, defaults);
     case ApiProtocol::OpenAICompletions: return map_openai_completions_request(json, defaults);
-    case ApiProtocol::OpenAIResponses:
+    case ApiProtocol::OpenAIResponses: return map_openai_responses_request(json, defaults);
     case ApiProtocol::AnthropicMessages: break;
   }
   throw ApiError(404, "invalid_request_error", std::string("The endpoint for '") + api_protocol_name(protocol) +

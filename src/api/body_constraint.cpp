@@ -30,6 +30,10 @@ std::optional<BodyConstraint> map_openai_response_format(const Field& rf) {
   const Field js = rf.required_member("json_schema");
   js.object();
   js.only_members({"name", "description", "schema", "strict"});
+  return map_openai_json_schema(js);
+}
+
+BodyConstraint map_openai_json_schema(const Field& js) {
   const Field name = js.required_member("name");
   if (!valid_schema_name(name.string()))
     name.fail("Invalid '" + name.path() + "': the name must be 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'.");

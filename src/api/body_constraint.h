@@ -19,6 +19,10 @@ struct BodyConstraint {
 
 // response_format {type: text | json_object | json_schema}; text gives no constraint.
 std::optional<BodyConstraint> map_openai_response_format(const Field& response_format);
+// The json_schema members both OpenAI layouts share: name, description?, schema?, strict? (Chat:
+// response_format.json_schema; Responses: flat in text.format beside `type`). The caller checks
+// which other members may be there; without a schema the output is any JSON value.
+BodyConstraint map_openai_json_schema(const Field& json_schema);
 // structured_outputs {json | regex | choice | grammar | json_object}: exactly one member; a second
 // one is rejected by name.
 std::optional<BodyConstraint> map_structured_outputs(const Field& structured_outputs);

@@ -3,6 +3,7 @@
 // prepare(request.prompt) -> submit(prepared, request.options).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ninfer/engine.h"
@@ -32,6 +33,10 @@ struct ChatRequest {
   // "structured_outputs.regex", ...; "" without one): constraint errors are reported against it.
   std::string constraint_param;
   bool request_template = false;  // the template came from the request's own `chat_template`
+  // Rewrites a field path the Engine reports in OpenAI Chat's layout ("tools[2].function.parameters.x",
+  // "tool_choice.function.name", "messages") into the layout of the protocol the request came in
+  // (Responses: "tools[2].parameters.x", "tool_choice.name", "input"); empty = Chat's own layout.
+  std::function<std::string(const std::string&)> translate_param;
 };
 
 }  // namespace ninfer::api

@@ -56,6 +56,10 @@ std::string snake_case(std::string_view name) {
   return out;
 }
 
+std::string in_request_layout(std::string param, const ChatRequest& request) {
+  return request.translate_param && !param.empty() ? request.translate_param(param) : param;
+}
+
 std::string error_code(RequestErrorKind kind) {
   // OpenAI's own code for a prompt that does not fit.
   if (kind == RequestErrorKind::PromptTooLong) return "context_length_exceeded";
@@ -83,7 +87,7 @@ ApiError from_kind(RequestErrorKind kind, std::string message, std::string param
       default: break;
     }
   }
-  return invalid_request(std::move(param), std::move(message), error_code(kind));
+  return invalid_request(in_request_layout(std::move(param), request), std::move(message), error_code(kind));
 }
 
 }  // namespace
@@ -104,7 +108,8 @@ ApiError from_constraint_error(const ConstraintError& e, const ChatRequest& requ
       param += json_pointer_param(e.pointer(), schema.is_null() ? nullptr : &schema);
     }
   }
-  return invalid_request(std::move(param), e.what(), snake_case(constraint_error_kind_name(e.kind())));
+  return invalid_request(in_request_layout(std::move(param), request), e.what(),
+                         snake_case(constraint_error_kind_name(e.kind())));
 }
 
 ApiError from_request_error(const RequestError& e, const ChatRequest& request) {

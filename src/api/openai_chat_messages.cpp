@@ -25,25 +25,6 @@ std::string message_text(const Field& content) {
   return text;
 }
 
-// The arguments of an assistant tool call: a JSON string (OpenAI) or an object, always an object out.
-Json tool_call_arguments(const Field& arguments) {
-  if (arguments.json().is_object()) return arguments.json();
-  const std::string& text = arguments.string();
-  Json parsed;
-  try {
-    parsed = Json::parse(text);
-    check_request_depth(parsed);
-  } catch (const Json::exception& e) {
-    arguments.fail("Invalid value for '" + arguments.path() + "': the arguments are not valid JSON (" + e.what() + ").");
-  } catch (const ApiError& e) {
-    arguments.fail("Invalid value for '" + arguments.path() + "': " + e.message);
-  }
-  if (!parsed.is_object())
-    arguments.fail("Invalid value for '" + arguments.path() + "': the arguments must be a JSON object, but they are " +
-                   json_type_phrase(parsed) + ".");
-  return parsed;
-}
-
 Json map_tool_calls(const Field& calls) {
   Json out = Json::array();
   for (size_t k = 0; k < calls.array().size(); ++k) {
@@ -107,6 +88,24 @@ Json map_message(const Field& m) {
 }
 
 }  // namespace
+
+Json tool_call_arguments(const Field& arguments) {
+  if (arguments.json().is_object()) return arguments.json();
+  const std::string& text = arguments.string();
+  Json parsed;
+  try {
+    parsed = Json::parse(text);
+    check_request_depth(parsed);
+  } catch (const Json::exception& e) {
+    arguments.fail("Invalid value for '" + arguments.path() + "': the arguments are not valid JSON (" + e.what() + ").");
+  } catch (const ApiError& e) {
+    arguments.fail("Invalid value for '" + arguments.path() + "': " + e.message);
+  }
+  if (!parsed.is_object())
+    arguments.fail("Invalid value for '" + arguments.path() + "': the arguments must be a JSON object, but they are " +
+                   json_type_phrase(parsed) + ".");
+  return parsed;
+}
 
 Json map_openai_messages(const Field& messages) {
   if (messages.array().empty())

@@ -10,5 +10,8 @@ namespace ninfer::api {
 
 // `messages` must be a non-empty array; every rejection names its field (messages[i].content[j].type).
 Json map_openai_messages(const Field& messages);
+// The arguments of an assistant tool call, a JSON string (OpenAI) or an object, as an object (what
+// templates iterate); a string that is not a JSON object is rejected at the field.
+Json tool_call_arguments(const Field& arguments);
 
 }  // namespace ninfer::api

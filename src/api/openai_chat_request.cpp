@@ -88,7 +88,7 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
   ChatRequest req;
   if (auto f = body.optional_member("model")) req.model = f->string();
   map_openai_stream(body, req);
-  map_openai_sampling(body, defaults, req.options);
+  map_openai_request_options(body, defaults, req.options);
 
   const ChatTools tools = map_openai_tools(body);
   req.options.tool_choice = tools.tool_choice;

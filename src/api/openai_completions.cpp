@@ -154,7 +154,7 @@ std::unique_ptr<ApiExchange> map_openai_completions_request(const Json& json, co
   map_openai_stream(body, req);
   ChatRequestDefaults d = defaults;
   d.max_tokens = 16;  // OpenAI's default for completions
-  map_openai_sampling(body, d, req.options);
+  map_openai_request_options(body, d, req.options);
   map_prompt(body.required_member("prompt"), req.prompt);
 
   if (auto constraint = map_openai_body_constraint(body)) {

@@ -11,9 +11,9 @@
 
 namespace ninfer::api {
 
-// temperature, top_p, top_k, min_p, penalties, seed, max_tokens / max_completion_tokens, stop,
+// The sampling fields (sampling_fields.h), penalties, max_tokens / max_completion_tokens, stop,
 // ignore_eos, thinking_token_budget.
-void map_openai_sampling(const Field& body, const ChatRequestDefaults& defaults, RequestOptions& options);
+void map_openai_request_options(const Field& body, const ChatRequestDefaults& defaults, RequestOptions& options);
 // stream and stream_options.include_usage.
 void map_openai_stream(const Field& body, ChatRequest& request);
 // response_format or structured_outputs, never both (DESIGN.md section 3).
