@@ -59,9 +59,17 @@ std::string anthropic_field_path(const std::string& text) {
   return out;
 }
 
+std::string anthropic_param(const std::string& param) {
+  if (param == "stop") return "stop_sequences";
+  if (param == "thinking_token_budget") return "thinking.budget_tokens";
+  // A prefill is the request's final assistant turn; the template context has no such field.
+  if (param == "continue_final_message" || param == "add_generation_prompt") return "messages";
+  return anthropic_field_path(param);
+}
+
 Json anthropic_error_json(const ApiError& error) {
   std::string message = anthropic_field_path(error.message);
-  const std::string param = anthropic_field_path(error.param);
+  const std::string param = anthropic_param(error.param);
   if (!param.empty() && message.find(param) == std::string::npos) message = param + ": " + message;
   return {{"type", "error"}, {"error", {{"type", anthropic_error_type(error.status)}, {"message", message}}}};
 }

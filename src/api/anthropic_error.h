@@ -23,6 +23,11 @@ const char* anthropic_error_type(int status);
 // tool_choice.function.name -> tool_choice.name. Other text is unchanged.
 std::string anthropic_field_path(const std::string& text);
 
+// An ApiError's param in the Anthropic request's terms: the OpenAI-named fields the Engine and
+// from_exception use (stop, thinking_token_budget, continue_final_message) become Anthropic's
+// (stop_sequences, thinking.budget_tokens, messages), and tool paths as anthropic_field_path.
+std::string anthropic_param(const std::string& param);
+
 Json anthropic_error_json(const ApiError& error);
 
 }  // namespace ninfer::api

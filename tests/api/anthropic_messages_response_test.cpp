@@ -170,6 +170,17 @@ TEST(AnthropicError, ToolErrorsFromTheEngineNameTheAnthropicFields) {
             "tools[12] must be an object; tool_choice.name; my_tools[1].function");
 }
 
+TEST(AnthropicError, OpenAiNamedFieldsOfTheEngineBecomeAnthropicsFields) {
+  const ChatRequest r = accept_anthropic(anthropic_with(""));
+  const RequestError stop = RequestError(RequestErrorKind::ConflictingOptions, "no stop strings here").at_param("stop");
+  EXPECT_EQ(anthropic_error_json(from_request_error(stop, r))["error"]["message"], "stop_sequences: no stop strings here");
+  EXPECT_EQ(anthropic_param("thinking_token_budget"), "thinking.budget_tokens");
+  // Without a param from the Engine, a continuation error names continue_final_message: the prefill.
+  const RequestError cont(RequestErrorKind::InvalidContinuation, "cannot continue");
+  EXPECT_EQ(anthropic_error_json(from_request_error(cont, r))["error"]["message"], "messages: cannot continue");
+  EXPECT_EQ(anthropic_param("messages[2].content"), "messages[2].content");
+}
+
 TEST(AnthropicError, ABodySchemaErrorNamesTheOutputConfigSchemaDownToTheKeyword) {
   const ChatRequest r = accept_anthropic(anthropic_with(
       R"("output_config":{"format":{"type":"json_schema","schema":{"type":"object","properties":{"age":{"minimum":"x"}}}}})"));
