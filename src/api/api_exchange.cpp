@@ -1,5 +1,7 @@
 #include "api/api_exchange.h"
 
+#include "api/anthropic_error.h"
+#include "api/anthropic_messages_exchange.h"
 #include "api/openai_chat_request.h"
 #include "api/openai_chat_response.h"
 #include "api/openai_chat_stream.h"
@@ -50,11 +52,9 @@ std::unique_ptr<ApiExchange> map_api_request(ApiProtocol protocol, std::string_v
     case ApiProtocol::OpenAIChat: return map_openai_chat(json, defaults);
     case ApiProtocol::OpenAICompletions: return map_openai_completions_request(json, defaults);
     case ApiProtocol::OpenAIResponses: return map_openai_responses_request(json, defaults);
-    case ApiProtocol::AnthropicMessages: break;
+    case ApiProtocol::AnthropicMessages: return map_anthropic_messages_request(json, defaults);
   }
-  throw ApiError(404, "invalid_request_error", std::string("The endpoint for '") + api_protocol_name(protocol) +
-                                                   "' is not available on this server yet.",
-                 "", "unknown_url");
+  throw std::logic_error("map_api_request: unknown protocol");
 }
 
 Json api_error_body(ApiProtocol protocol, const ApiError& error) {
@@ -62,7 +62,7 @@ Json api_error_body(ApiProtocol protocol, const ApiError& error) {
     case ApiProtocol::OpenAIChat:
     case ApiProtocol::OpenAICompletions:
     case ApiProtocol::OpenAIResponses: return openai_error_json(error);
-    case ApiProtocol::AnthropicMessages: break;
+    case ApiProtocol::AnthropicMessages: return anthropic_error_json(error);
   }
   return openai_error_json(error);
 }

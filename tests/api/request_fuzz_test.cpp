@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/anthropic_error.h"
+#include "api/anthropic_messages_request.h"
 #include "api/openai_chat_request.h"
 #include "json_mutations.h"
 
@@ -64,6 +66,49 @@ TEST(RequestFuzz, MutatedBodiesEitherMapOrAreA400NamingAField) {
     // Anything else escaping (a std::exception from the JSON library) fails the test here.
   }
   // Both outcomes happen: the mutations are neither all harmless nor all fatal.
+  EXPECT_GT(accepted, 100);
+  EXPECT_GT(rejected, 1000);
+}
+
+const char* kValidAnthropicBody = R"({
+  "model": "claude", "max_tokens": 100, "system": [{"type": "text", "text": "You are terse."}],
+  "messages": [
+    {"role": "user", "content": [{"type": "text", "text": "weather?"}, {"type": "text", "text": "in Paris"}]},
+    {"role": "assistant", "content": [{"type": "thinking", "thinking": "call the tool", "signature": ""},
+     {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "sunny"}],
+     "is_error": false}, {"type": "text", "text": "and tomorrow?"}]}
+  ],
+  "tools": [{"name": "get_weather", "description": "d", "strict": true, "cache_control": {"type": "ephemeral"},
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}],
+  "tool_choice": {"type": "tool", "name": "get_weather", "disable_parallel_tool_use": true},
+  "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+  "thinking": {"type": "enabled", "budget_tokens": 50}, "temperature": 0.7, "top_p": 0.9, "top_k": 20,
+  "stream": true, "metadata": {"user_id": "u"}, "tool_enforcement": "basic", "tool_call_format": "xml"
+})";
+
+TEST(RequestFuzz, MutatedAnthropicBodiesEitherMapOrAreA400NamingAField) {
+  const Json valid = Json::parse(kValidAnthropicBody);
+  ASSERT_TRUE(map_anthropic_request(valid, {}).options.constraint);  // the seed itself maps
+  std::mt19937_64 rng(20261202);
+  int accepted = 0, rejected = 0;
+  for (int iteration = 0; iteration < 4000; ++iteration) {
+    Json body = valid;
+    const int mutations = 1 + static_cast<int>(rng() % 3);
+    for (int m = 0; m < mutations; ++m) mutate(body, rng);
+    try {
+      const ChatRequest r = map_anthropic_request(body, {});
+      ASSERT_TRUE(r.prompt.chat_prompt);
+      EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
+      ++accepted;
+    } catch (const ApiError& e) {
+      ASSERT_EQ(e.status, 400) << body.dump();
+      ASSERT_FALSE(e.param.empty()) << e.message << "\n" << body.dump();
+      ASSERT_FALSE(e.message.empty());
+      EXPECT_NO_THROW(anthropic_error_json(e).dump());
+      ++rejected;
+    }
+  }
   EXPECT_GT(accepted, 100);
   EXPECT_GT(rejected, 1000);
 }
