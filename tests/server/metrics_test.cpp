@@ -1,5 +1,6 @@
 // The Prometheus exposition: every line is a comment or a well-formed sample, each family is
 // declared once before its samples, histogram buckets are cumulative and end in +Inf = count.
+#include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -44,7 +45,9 @@ TEST(ServerMetrics, RendersWellFormedTextWithCumulativeHistograms) {
         family.resize(family.size() - strlen(suffix));
     EXPECT_TRUE(types.count(family)) << "sample before its # TYPE: " << line;
     const std::string value = m2[4];
-    if (value != "+Inf") EXPECT_NO_THROW((void)std::stod(value)) << line;
+    if (value != "+Inf") {
+      EXPECT_NO_THROW((void)std::stod(value)) << line;
+    }
     if (m2[1] == "ninfer_time_to_first_token_seconds_bucket") ttft_buckets.push_back({m2[2], std::stod(value)});
     if (m2[1] == "ninfer_time_to_first_token_seconds_count") ttft_count = std::stod(value);
   }

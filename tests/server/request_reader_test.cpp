@@ -92,7 +92,7 @@ TEST(RequestReader, RefusesAHeadOverTheLimitEvenWhenItNeverEnds) {
 }
 
 TEST(RequestReader, RejectsMalformedRequestsAsBadRequest) {
-  for (const std::string bytes : {std::string("HELLO\r\n\r\n"), std::string("GET / HTTP/9.9\r\n\r\n"),
+  for (const std::string& bytes : {std::string("HELLO\r\n\r\n"), std::string("GET / HTTP/9.9\r\n\r\n"),
                                   std::string("POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n"),
                                   std::string("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")}) {
     RequestReader r(1024, 1024);
