@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <sys/resource.h>
+
 #include <csignal>
 #include <filesystem>
 #include <functional>
@@ -201,6 +203,12 @@ int HttpServer::wait() {
 }
 
 int run_server(const ServerOptions& options) {
+  // Every connection is a descriptor: take the hard limit, not the shell's soft default.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   HttpServer server(options);
   try {
     server.start();
