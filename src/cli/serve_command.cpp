@@ -12,6 +12,7 @@ void register_serve_command(CLI::App& app, int& status) {
   o->engine.max_batch_rows = 16;
   auto drain_ms = std::make_shared<int>(30'000);
   auto keep_alive_s = std::make_shared<int>(300);
+  auto read_timeout_ms = std::make_shared<int>(30'000);
   CLI::App* cmd = app.add_subcommand(
       "serve", "HTTP server: OpenAI Chat / Completions / Responses and Anthropic Messages, with SSE streaming");
   cmd->add_option("--model", o->engine.model, "HF folder or GGUF file (default: the generated default model)");
@@ -48,11 +49,15 @@ void register_serve_command(CLI::App& app, int& status) {
   cmd->add_option("--keep-alive-timeout", *keep_alive_s, "seconds an idle connection stays open")
       ->check(integer_option<int>(1))
       ->capture_default_str();
+  cmd->add_option("--request-timeout-ms", *read_timeout_ms, "a request's head and body must arrive within this (408)")
+      ->check(integer_option<int>(1))
+      ->capture_default_str();
   cmd->add_option("--drain-timeout-ms", *drain_ms, "SIGTERM: how long requests in flight may finish")
       ->check(integer_option<int>(0))
       ->capture_default_str();
   cmd->add_flag("!--no-request-log", o->log_requests, "no JSON line per finished request on stderr");
-  cmd->callback([o, drain_ms, keep_alive_s, &status] {
+  cmd->callback([o, drain_ms, keep_alive_s, read_timeout_ms, &status] {
+    o->request_read_timeout = std::chrono::milliseconds(*read_timeout_ms);
     o->drain_timeout = std::chrono::milliseconds(*drain_ms);
     o->keep_alive_timeout = std::chrono::seconds(*keep_alive_s);
     status = server::run_server(*o);

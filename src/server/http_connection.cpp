@@ -73,7 +73,19 @@ void HttpConnection::arm_timer(std::chrono::milliseconds after) {
     if (ec) return;  // re-armed or cancelled
     auto self = weak.lock();
     if (!self) return;
-    // A request that does not arrive in full, an idle keep-alive, or a client that stopped reading.
+    // A request that does not arrive in full gets a 408; an idle keep-alive, or a client that
+    // stopped reading, is closed.
+    if (self->phase_ == Phase::Reading && self->reader_.started() && !self->writing_) {
+      self->keep_alive_ = false;
+      self->phase_ = Phase::Handling;
+      return self->respond_error(408, api::ApiProtocol::OpenAIChat,
+                                 api::ApiError(408, "invalid_request_error",
+                                               "The request did not arrive in full within " +
+                                                   std::to_string(self->ctx_.options.request_read_timeout.count()) +
+                                                   " ms.",
+                                               "", "request_timeout"),
+                                 "other");
+    }
     if (self->call_) self->call_->cancel_for_disconnect();
     self->close();
   });

@@ -25,7 +25,7 @@ struct ServerOptions {
   size_t max_header_bytes = 16 << 10;
   size_t max_body_bytes = 8 << 20;
   size_t max_connections = 4096;
-  std::chrono::milliseconds request_read_timeout{30'000};  // a request's head and body, from its first byte
+  std::chrono::milliseconds request_read_timeout{30'000};  // a request's head and body, from its first byte (408)
   std::chrono::milliseconds keep_alive_timeout{300'000};   // an idle connection between requests
   std::chrono::milliseconds write_stall_timeout{60'000};   // a client that stops reading its response
   std::chrono::milliseconds drain_timeout{30'000};         // SIGTERM: how long requests in flight may finish

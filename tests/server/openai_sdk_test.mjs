@@ -273,7 +273,7 @@ const counter = (m, name, labels = {}) => {
   return s ? Number(s.value ?? s.count) : 0;
 };
 
-async function disconnect(base) {
+async function disconnect(base, server) {
   const before = await scrape(base);
   const ctl = new AbortController();
   const res = await fetch(`${base}/v1/chat/completions`, {
@@ -282,8 +282,12 @@ async function disconnect(base) {
     body: JSON.stringify({ ...NT, messages: user("talk"), max_tokens: 4000, stream: true, ignore_eos: true }),
   });
   const reader = res.body.getReader();
-  await reader.read();
+  const t0 = performance.now();
+  let received = 0;
+  while (received < 400) received += (await reader.read()).value?.length ?? 0;  // a few tokens in
+  const logsBefore = server.logs.length;
   ctl.abort();
+  const abortedAfterMs = performance.now() - t0;
   let after;
   for (let i = 0; i < 100; i++) {
     await new Promise((r) => setTimeout(r, 50));
@@ -292,6 +296,10 @@ async function disconnect(base) {
   }
   t.ok(counter(after, "ninfer_requests_cancelled_total") > counter(before, "ninfer_requests_cancelled_total"), "a client that disconnects mid-stream is cancelled");
   t.equal(counter(after, "ninfer_requests_active"), 0, "its row is freed");
+  // How long the request ran on after the disconnect: the engine stops it at its next step.
+  const line = server.logs.slice(logsBefore).find((l) => l.event === "request" && l.cancelled_by_client);
+  t.ok(line && line.finish_reason === "cancelled", "the request log says the client went away", line);
+  if (line) t.note("disconnect", { client_read_ms: abortedAfterMs, server_total_ms: 1000 * line.total_s, completion_tokens: line.completion_tokens });
 }
 
 const server = await startServer(ninfer, ["--api-key", KEY, "--max-batch", "8", "--threads", "1"]);
@@ -311,7 +319,7 @@ try {
   t.ok(counter(m1, "ninfer_completion_tokens_total") > 0, "completion tokens are counted");
   t.ok(counter(m1, "ninfer_requests_total", { endpoint: "/v1/chat/completions", status: "400" }) > 0, "400s are counted by endpoint");
   t.ok(m1.get("ninfer_time_to_first_token_seconds")?.type === "HISTOGRAM", "TTFT is a histogram");
-  await disconnect(server.base);
+  await disconnect(server.base, server);
   const logs = server.logs.filter((l) => l.event === "request");
   t.ok(logs.length > 0 && logs.every((l) => "status" in l && "endpoint" in l), "one JSON log line per request");
   t.ok(logs.some((l) => l.constraint && "cache" in l.constraint), "request logs carry the constraint report");
