@@ -425,6 +425,13 @@ std::string tool_call_id(uint64_t id_seed, size_t index) {
   return id;
 }
 
+std::optional<ToolCall> parse_tool_call(std::string_view whole, const std::vector<ToolDefinition>& tools,
+                                        ToolCallFormat format) {
+  if (whole.size() < kToolCallOpen.size() + kToolCallClose.size()) return std::nullopt;
+  const CallParser parser(tools, format == ToolCallFormat::Xml ? ToolCallFormat::Xml : ToolCallFormat::Json);
+  return parser.parse(whole.substr(kToolCallOpen.size(), whole.size() - kToolCallOpen.size() - kToolCallClose.size()));
+}
+
 ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std::vector<ToolDefinition>& tools,
                              ToolCallFormat format, uint64_t id_seed) {
   ChatOutput out;

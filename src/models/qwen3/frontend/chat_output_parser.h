@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,11 @@ namespace ninfer::qwen3 {
 // Ids are "call_" + 24 lowercase hex, a function of id_seed and the call's index.
 ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std::vector<ToolDefinition>& tools,
                              ToolCallFormat format, uint64_t id_seed);
+
+// One closed call's text, "<tool_call>" to "</tool_call>" included, read as parse_chat_output reads
+// the calls it finds: the call (id left empty), or nullopt when the text stays content.
+std::optional<ToolCall> parse_tool_call(std::string_view whole, const std::vector<ToolDefinition>& tools,
+                                        ToolCallFormat format);
 
 // The id parse_chat_output gives the call at `index`.
 std::string tool_call_id(uint64_t id_seed, size_t index);
