@@ -83,6 +83,8 @@ std::vector<Case> corpus() {
       {"ContentThatLooksLikeTags", body, json, &json_tools(), "a <tool b <tool_cal\n</th x\n\n<tool\n<tool_c", {}, true},
       {"ContentEndingInNewlines", body, xml, &xml_tools(), "para\n\n\n", {}, true},
       {"ContentThenJsonCall", body, json, &json_tools(), "Let me check.\n" + weather, {}, true},
+      {"JsonContentKeepsExtraNewline", body, json, &json_tools(), "Two newlines\n\n" + weather, {}, true},
+      {"XmlContentWithOneNewline", body, xml, &xml_tools(), "One newline\n" + f_call, {}, true},
       {"JsonCallsOnly", body, json, &json_tools(), weather + "\n" + tricky + "\n" + json_call("search", "{}"), {}, true},
       {"JsonCallWithHugeNumbers", body, json, &json_tools(),
        json_call("search", R"({"n": 123456789012345678901234567890, "f": 1e400, "s":"é"})"), {}, true},
@@ -165,6 +167,7 @@ struct Assembled {
   }
 
   bool left_reasoning = false;
+  size_t from_finish = 0;  // deltas that finish() returned
 };
 
 std::string describe(const ChatOutput& o) {
@@ -186,7 +189,9 @@ Assembled stream(const Case& c, const std::vector<std::string_view>& pieces, Cal
   Assembled a;
   for (std::string_view piece : pieces)
     for (const ChatDelta& d : p.feed(piece)) a.add(d);
-  for (const ChatDelta& d : p.finish()) a.add(d);
+  const std::vector<ChatDelta> last = p.finish();
+  for (const ChatDelta& d : last) a.add(d);
+  a.from_finish = last.size();
   return a;
 }
 
@@ -243,22 +248,46 @@ std::vector<std::vector<size_t>> cuttings(std::string_view output, int random, s
   return all;
 }
 
-void check_case(const Case& c, CallStreaming mode, std::mt19937& rng) {
+// Checks `c` every way; returns how many cut-off outputs left a partial call (Progressive).
+size_t check_case(const Case& c, CallStreaming mode, std::mt19937& rng) {
+  size_t partial_calls = 0;
   const bool progressive = mode == CallStreaming::Progressive;
   // The whole output, every way.
   const ChatOutput want = expected(c, c.text);
-  for (const std::vector<size_t>& cuts : cuttings(c.text, 40, rng, true))
-    ASSERT_TRUE(matches(stream(c, cut_at(c.text, cuts), mode), want, false)) << c.name << " cut at " << ::testing::PrintToString(cuts);
+  // A grammatical output that ends with a call leaves nothing to the end: all was certain.
+  const bool certain_at_end = c.grammatical && c.text.ends_with(kToolCallClose);
+  for (const std::vector<size_t>& cuts : cuttings(c.text, 40, rng, true)) {
+    const Assembled got = stream(c, cut_at(c.text, cuts), mode);
+    EXPECT_TRUE(matches(got, want, false)) << c.name << " cut at " << ::testing::PrintToString(cuts);
+    if (certain_at_end) {
+      EXPECT_EQ(got.from_finish, 0u) << c.name << " cut at " << ::testing::PrintToString(cuts);
+    }
+  }
   // Every output cut off (max_tokens) at a character boundary, a few ways each.
   std::vector<size_t> ends = char_boundaries(c.text);
   ends.insert(ends.begin(), 0);
   for (size_t end : ends) {
     const std::string output = c.text.substr(0, end);
     const ChatOutput cut_want = expected(c, output);
-    for (const std::vector<size_t>& cuts : cuttings(output, 2, rng, false))
-      ASSERT_TRUE(matches(stream(c, cut_at(output, cuts), mode), cut_want, progressive))
+    for (const std::vector<size_t>& cuts : cuttings(output, 2, rng, false)) {
+      const Assembled got = stream(c, cut_at(output, cuts), mode);
+      EXPECT_TRUE(matches(got, cut_want, progressive))
           << c.name << " cut off after " << end << " bytes, fed cut at " << ::testing::PrintToString(cuts);
+      // The call cut off was published as far as the whole output's call goes.
+      if (got.calls.size() > cut_want.tool_calls.size()) {
+        const ToolCall& partial = got.calls.back();
+        ++partial_calls;
+        if (cut_want.tool_calls.size() >= want.tool_calls.size()) {
+          ADD_FAILURE() << c.name << " after " << end << ": a partial call the whole output does not have";
+          continue;
+        }
+        const ToolCall& whole = want.tool_calls[cut_want.tool_calls.size()];
+        EXPECT_TRUE(partial.id == whole.id && partial.name == whole.name && whole.arguments.starts_with(partial.arguments))
+            << c.name << " after " << end << ": " << partial.arguments << " is not the start of " << whole.arguments;
+      }
+    }
   }
+  return partial_calls;
 }
 
 TEST(ChatStreamParser, BufferedStreamsConcatenateToTheParseOfTheWholeTextForEveryCut) {
@@ -267,22 +296,23 @@ TEST(ChatStreamParser, BufferedStreamsConcatenateToTheParseOfTheWholeTextForEver
   for (const Case& c : corpus()) {
     SCOPED_TRACE(c.name);
     check_case(c, CallStreaming::Buffered, rng);
-    if (HasFatalFailure()) return;
+    if (HasFailure()) return;
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
 }
 
 TEST(ChatStreamParser, ProgressiveStreamsOfGrammaticalOutputAreExactAndCutOffsOnlyLeaveThePartialCall) {
   std::mt19937 rng(7);
-  size_t checked = 0;
+  size_t checked = 0, partial_calls = 0;
   for (const Case& c : corpus()) {
     if (!c.grammatical) continue;
     SCOPED_TRACE(c.name);
     ++checked;
-    check_case(c, CallStreaming::Progressive, rng);
-    if (HasFatalFailure()) return;
+    partial_calls += check_case(c, CallStreaming::Progressive, rng);
+    if (HasFailure()) return;
   }
   EXPECT_GT(checked, 10u);
+  EXPECT_GT(partial_calls, 100u);  // the cut-offs do reach into calls
 }
 
 // ---- what streaming is for --------------------------------------------------------------------
@@ -376,12 +406,24 @@ TEST(ChatStreamParser, BufferedCallsWaitForTheClose) {
   EXPECT_EQ(closed.deltas[1].text, "{\"q\":1}");
 }
 
-TEST(ChatStreamParser, ProgressiveXmlCallBeginsAtItsName) {
+TEST(ChatStreamParser, ProgressiveXmlCallBeginsAtItsNameAndPublishesEachParameterOfAStrictTool) {
   ChatStreamParser p(OutputStart::Body, xml_tools(), ToolCallFormat::Xml, 3, {}, CallStreaming::Progressive);
   const Fed named = feed(p, "<tool_call>\n<function=f>\n<parameter=days>\n4");
   ASSERT_EQ(named.deltas.size(), 1u);
   EXPECT_EQ(named.deltas[0].kind, Kind::ToolCallBegin);
-  EXPECT_EQ(feed(p, "\n</parameter>\n</function>\n</tool_call>").text(Kind::ToolCallArguments), "{\"days\":4}");
+  EXPECT_EQ(named.deltas[0].name, "f");
+  EXPECT_EQ(feed(p, "2\n</parameter>\n<parameter=opt>\nNone\n</param").text(Kind::ToolCallArguments), "{\"days\":42");
+  // A raw string streams as JSON string text, holding back only what may be its close.
+  EXPECT_EQ(feed(p, "eter>\n<parameter=city>\nSão \"P\"\n</par").text(Kind::ToolCallArguments),
+            ",\"opt\":null,\"city\":\"São \\\"P\\\"");
+  EXPECT_EQ(feed(p, "k\n</parameter>\n").text(Kind::ToolCallArguments), "\\n</park\"");
+  EXPECT_EQ(feed(p, "</function>\n</tool_call>").text(Kind::ToolCallArguments), "}");
+}
+
+TEST(ChatStreamParser, ProgressiveXmlArgumentsOfAToolWithoutAPlanComeWhole) {
+  ChatStreamParser p(OutputStart::Body, xml_tools(), ToolCallFormat::Xml, 3, {}, CallStreaming::Progressive);
+  EXPECT_EQ(feed(p, "<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n").deltas.size(), 1u);
+  EXPECT_EQ(feed(p, "</function>\n</tool_call>").text(Kind::ToolCallArguments), "{\"a\":\"1\"}");
 }
 
 TEST(ChatStreamParser, TheContinuedBodyIsNeverPublished) {
@@ -391,23 +433,41 @@ TEST(ChatStreamParser, TheContinuedBodyIsNeverPublished) {
   EXPECT_EQ(feed(r, ", two").text(Kind::Reasoning), ", two");
 }
 
-// The held-back text is bounded: after every character of an output without calls, what was
-// published trails the parse of the text so far by at most a partial framing tag.
-TEST(ChatStreamParser, HeldBackTextIsAtMostAPartialTag) {
-  for (const Case& c : corpus()) {
-    if (!c.continuation.empty() || !expected(c, c.text).tool_calls.empty()) continue;
-    SCOPED_TRACE(c.name);
-    ChatStreamParser p(c.start, *c.tools, c.format, 99, c.continuation);
-    Assembled a;
-    size_t from = 0;
-    for (size_t end : char_boundaries(c.text + " ")) {
-      for (const ChatDelta& d : p.feed(std::string_view(c.text).substr(from, end - from))) a.add(d);
-      from = end;
-      const ChatOutput so_far = expected(c, c.text.substr(0, end));
-      EXPECT_LE(so_far.reasoning.size(), a.reasoning.size() + kThinkEndTag.size()) << "after " << end;
-      EXPECT_LE(so_far.content.size(), a.content.size() + kToolCallOpen.size() + 1) << "after " << end;
+// The held-back text is bounded: after every character, what was published trails the parse of
+// the text so far by at most a partial framing tag, and every call that parse reads is published
+// whole (calls that only the end of the text can delimit, possible without a grammar, excepted).
+TEST(ChatStreamParser, HeldBackTextIsAtMostAPartialTagAndClosedCallsArePublished) {
+  size_t checked_calls = 0;
+  for (CallStreaming mode : {CallStreaming::Buffered, CallStreaming::Progressive})
+    for (const Case& c : corpus()) {
+      // Ungrammatical calls: only finish() resolves those that Progressive streaming began.
+      const bool ungrammatical_calls =
+          !c.grammatical && (mode == CallStreaming::Progressive || !expected(c, c.text).tool_calls.empty());
+      if (!c.continuation.empty() || ungrammatical_calls) continue;
+      SCOPED_TRACE(c.name);
+      ChatStreamParser p(c.start, *c.tools, c.format, 99, c.continuation, mode);
+      const ChatOutput whole = expected(c, c.text);
+      Assembled a;
+      size_t from = 0;
+      for (size_t end : char_boundaries(c.text + " ")) {
+        for (const ChatDelta& d : p.feed(std::string_view(c.text).substr(from, end - from))) a.add(d);
+        from = end;
+        // What the parse of the text so far shares with the parse of the whole text.
+        const ChatOutput so_far = expected(c, c.text.substr(0, end));
+        if (whole.reasoning.starts_with(so_far.reasoning)) {
+          ASSERT_LE(so_far.reasoning.size(), a.reasoning.size() + kThinkEndTag.size()) << "after " << end;
+        }
+        if (whole.content.starts_with(so_far.content)) {
+          ASSERT_LE(so_far.content.size(), a.content.size() + kToolCallOpen.size() + 1) << "after " << end;
+        }
+        size_t closed = 0;
+        while (closed < so_far.tool_calls.size() && same_call(so_far.tool_calls[closed], whole.tool_calls[closed])) ++closed;
+        ASSERT_GE(a.calls.size(), closed) << "after " << end;
+        for (size_t i = 0; i < closed; ++i) ASSERT_TRUE(same_call(a.calls[i], whole.tool_calls[i])) << "after " << end;
+        checked_calls += closed;
+      }
     }
-  }
+  EXPECT_GT(checked_calls, 0u);
 }
 
 }  // namespace

@@ -78,8 +78,9 @@ class ContinuedBody {
 class XmlCallScan {
  public:
   enum class Result {
-    NeedMore,   // the shape holds so far
-    End,        // the call ends at end()
+    NeedMore,     // the shape holds so far
+    ValueClosed,  // a parameter's value closed (parameter_name(), value()): scan on
+    End,          // the call ends at end()
     Malformed,  // the text strays from the shape: the call ends at the first "</tool_call>"
   };
 
@@ -103,6 +104,7 @@ class XmlCallScan {
           }
           if (rest[gt] != '>') return Result::Malformed;
           if (step_ == Step::Name) name_end_ = gt;
+          else parameter_ = {at_, gt};
           next(step_ == Step::Name ? Step::NameNewline : Step::ParameterNewline, gt + 1);
           break;
         }
@@ -132,8 +134,9 @@ class XmlCallScan {
             search_ = resume_at(at_, rest.size(), kXmlParameterClose);
             return Result::NeedMore;
           }
+          value_ = {at_, v};
           next(Step::Element, v + kXmlParameterClose.size());
-          break;
+          return Result::ValueClosed;
         }
       }
     }
@@ -148,6 +151,11 @@ class XmlCallScan {
 
   bool named() const { return step_ != Step::Head && step_ != Step::Name && step_ != Step::NameNewline; }
   std::string_view name(std::string_view rest) const { return rest.substr(name_begin_, name_end_ - name_begin_); }
+  // The parameter last named, and its value: the open one while in_value(), else the last closed.
+  std::string_view parameter_name(std::string_view rest) const { return slice(rest, parameter_); }
+  bool in_value() const { return step_ == Step::Value; }
+  size_t value_begin() const { return in_value() ? at_ : value_.first; }
+  std::string_view value(std::string_view rest) const { return slice(rest, value_); }
   size_t end() const { return end_; }
 
  private:
@@ -157,6 +165,10 @@ class XmlCallScan {
     return tail.size() < expected.size() && expected.starts_with(tail) ? Result::NeedMore : Result::Malformed;
   }
 
+  static std::string_view slice(std::string_view rest, std::pair<size_t, size_t> r) {
+    return rest.substr(r.first, r.second - r.first);
+  }
+
   void next(Step step, size_t at) {
     step_ = step;
     at_ = search_ = at;
@@ -164,7 +176,53 @@ class XmlCallScan {
 
   Step step_ = Step::Head;
   size_t at_ = 0, search_ = 0, name_begin_ = 0, name_end_ = 0, end_ = 0;
+  std::pair<size_t, size_t> parameter_{0, 0}, value_{0, 0};
 };
+
+// A string's JSON text without its quotes, as parse_chat_output's dump writes it (broken UTF-8
+// becomes U+FFFD).
+std::string json_string_body(std::string_view s) {
+  const std::string quoted = OJson(std::string(s)).dump(-1, ' ', false, OJson::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+// How many bytes at the end of `s` begin a UTF-8 sequence that is not complete yet.
+size_t incomplete_utf8_tail(std::string_view s) {
+  for (size_t n = 1; n <= std::min<size_t>(3, s.size()); ++n) {
+    const auto c = static_cast<unsigned char>(s[s.size() - n]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return length > n ? n : 0;
+  }
+  return 0;
+}
+
+// How a tool's XML arguments can be published parameter by parameter: only a strict tool's planned
+// parameters, which the grammar writes once each in order (a repeated parameter replaces the first
+// one's value in place, so other tools' arguments are published whole).
+struct XmlArgumentPlan {
+  std::string tool;
+  bool per_parameter = false;
+  std::vector<std::pair<std::string, XmlValueKind>> kinds;
+};
+
+std::vector<XmlArgumentPlan> xml_argument_plans(const std::vector<ToolDefinition>& tools) {
+  std::vector<XmlArgumentPlan> plans;
+  for (const ToolDefinition& t : tools) {
+    XmlArgumentPlan plan;
+    plan.tool = t.name;
+    ToolContract c;
+    c.definition = &t;
+    try {
+      if (!t.parameters.empty()) c.parameters = OJson::parse(t.parameters);
+      plan.per_parameter = t.strict && try_plan_xml_parameters(c) && !c.xml_additional;
+    } catch (const std::exception&) {
+    }
+    for (const XmlParameter& p : c.xml_parameters) plan.kinds.emplace_back(p.name, p.kind);
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
 
 // A JSON-format call read progressively along the shape the grammar writes:
 // <tool_call>\n{"name": "NAME", "arguments": {...}}\n</tool_call>
@@ -211,6 +269,11 @@ struct ChatStreamParser::State {
   bool progressive = false, begun = false;
   JsonCallReader json;
   XmlCallScan xml_scan;
+  std::vector<XmlArgumentPlan> xml_plans;  // Progressive XML only
+  const XmlArgumentPlan* xml_plan = nullptr;  // the current call's, when published per parameter
+  size_t xml_members = 0;       // parameters published
+  bool raw_value_open = false;  // a raw string value is being published as it comes
+  size_t raw_published = 0;     // how far its text is published, absolute
   bool between_counts = false;  // the text after the last call has non-space text: it is content
 
   // What was published, before the continued body is dropped (what parse_chat_output's fields hold).
@@ -228,7 +291,9 @@ struct ChatStreamParser::State {
         call_streaming(streaming),
         continued(continuation),
         xml(f == ToolCallFormat::Xml),
-        text(std::move(continuation)) {}
+        text(std::move(continuation)) {
+    if (xml && call_streaming == CallStreaming::Progressive) xml_plans = xml_argument_plans(tools);
+  }
 
   // ---- publishing -------------------------------------------------------------------------------
 
@@ -398,6 +463,9 @@ struct ChatStreamParser::State {
     json = JsonCallReader{};
     json.at = at;
     xml_scan = XmlCallScan{};
+    xml_plan = nullptr;
+    xml_members = 0;
+    raw_value_open = false;
     return true;
   }
 
@@ -417,13 +485,19 @@ struct ChatStreamParser::State {
 
   bool in_xml_call() {
     const std::string_view rest = std::string_view(text).substr(call_start);
-    const XmlCallScan::Result r = xml_scan.scan(rest);
-    if (progressive && !begun && xml_scan.named()) {
-      begin_call(std::string(xml_scan.name(rest)));
-      begun = true;
+    XmlCallScan::Result r;
+    while (true) {
+      r = xml_scan.scan(rest);
+      if (progressive && !begun && xml_scan.named()) begin_xml_call(xml_scan.name(rest));
+      if (r != XmlCallScan::Result::ValueClosed) break;
+      if (xml_plan && !publish_parameter(rest)) return enter(Phase::AtFinish, text.size());
     }
-    if (r == XmlCallScan::Result::End) return close_call(call_start + xml_scan.end());
+    if (r == XmlCallScan::Result::End) {
+      if (xml_plan) publish_arguments(xml_members > 0 ? "}" : "{}");
+      return close_call(call_start + xml_scan.end());
+    }
     if (r == XmlCallScan::Result::NeedMore) {
+      if (xml_plan && xml_scan.in_value()) publish_open_raw_value(rest);
       if (!ended) return false;
       if (!xml_scan.malformed_at_end(rest)) return enter(Phase::AtFinish, text.size());  // cut off
     }
@@ -432,6 +506,65 @@ struct ChatStreamParser::State {
     if (close != npos) return close_call(close + kToolCallClose.size());
     close_search = resume_at(call_start, text.size(), kToolCallClose);
     return ended && enter(Phase::AtFinish, text.size());
+  }
+
+  void begin_xml_call(std::string_view name) {
+    begin_call(std::string(name));
+    begun = true;
+    for (const XmlArgumentPlan& p : xml_plans)
+      if (p.tool == name) {
+        if (p.per_parameter) xml_plan = &p;
+        break;  // parse_chat_output types by the first tool of that name
+      }
+  }
+
+  std::optional<XmlValueKind> parameter_kind(std::string_view name) const {
+    for (const auto& [p, kind] : xml_plan->kinds)
+      if (p == name) return kind;
+    return std::nullopt;
+  }
+
+  std::string member_head(std::string_view parameter) const {
+    return (xml_members > 0 ? "," : "{") + OJson(std::string(parameter)).dump(-1, ' ', false, OJson::error_handler_t::replace) + ":";
+  }
+
+  // A closed parameter: the rest of a raw string published as it came, or the typed value, as
+  // parse_chat_output types it (read from a call holding only that parameter). False when the
+  // value does not read.
+  bool publish_parameter(std::string_view rest) {
+    const std::string_view name = xml_scan.parameter_name(rest), value = xml_scan.value(rest);
+    if (raw_value_open) {
+      const size_t value_end = call_start + (value.data() - rest.data()) + value.size();
+      publish_arguments(json_string_body(std::string_view(text).substr(raw_published, value_end - raw_published)) + "\"");
+      raw_value_open = false;
+    } else {
+      const std::string alone = std::string(kXmlCallHead) + calls.back().name + ">\n" + std::string(kXmlParameterOpen) +
+                                std::string(name) + ">\n" + std::string(value) + std::string(kXmlParameterClose) +
+                                std::string(kXmlFunctionEnd);
+      const std::optional<ToolCall> call = parse_tool_call(alone, tools, format);
+      if (!call || call->arguments.size() < 2 || call->arguments == "{}") return false;
+      publish_arguments((xml_members > 0 ? "," : "{") + call->arguments.substr(1, call->arguments.size() - 2));
+    }
+    ++xml_members;
+    return true;
+  }
+
+  // A raw string value streams as JSON string text, holding what may be its close.
+  void publish_open_raw_value(std::string_view rest) {
+    const std::string_view name = xml_scan.parameter_name(rest);
+    if (parameter_kind(name) != XmlValueKind::RawString) return;
+    const size_t begin = call_start + xml_scan.value_begin();
+    if (!raw_value_open) {
+      publish_arguments(member_head(name) + "\"");
+      raw_value_open = true;
+      raw_published = begin;
+    }
+    const std::string_view open = std::string_view(text).substr(raw_published);
+    const size_t hold = std::max(partial_suffix(std::string_view(text).substr(begin), kXmlParameterClose), incomplete_utf8_tail(open));
+    if (open.size() > hold) {
+      publish_arguments(json_string_body(open.substr(0, open.size() - hold)));
+      raw_published += open.size() - hold;
+    }
   }
 
   // A JSON-format call along the grammar's shape: the begin once the arguments open, then the

@@ -36,12 +36,13 @@ enum class CallStreaming {
   Buffered,
   // The grammar enforces the call wrapper and the arguments (ToolEnforcement::Basic with tools, or
   // a request that enforces them): the begin is published once the name is read and JSON-format
-  // arguments stream as written, minified as parse_chat_output minifies them; XML-format arguments
-  // come whole when the call closes (their typing needs the whole parameter list). The one
-  // divergence from parse_chat_output: a call cut off (max_tokens, finish reason `length`) keeps
-  // the begin and partial arguments already published, where parse_chat_output drops the call.
-  // Text the grammar could not have produced is resolved by finish() as far as what was published
-  // allows.
+  // arguments stream as written, minified as parse_chat_output minifies them. XML-format arguments
+  // of a strict tool without undeclared parameters come parameter by parameter (raw strings as
+  // they are written); other tools' come whole when the call closes, since a repeated parameter
+  // would change an earlier one. The one divergence from parse_chat_output: a call cut off
+  // (max_tokens, finish reason `length`) keeps the begin and the partial arguments already
+  // published (a prefix of the whole call's), where parse_chat_output drops the call. Text the
+  // grammar could not have produced is resolved by finish() as far as what was published allows.
   Progressive,
 };
 
