@@ -470,5 +470,28 @@ TEST(ChatStreamParser, HeldBackTextIsAtMostAPartialTagAndClosedCallsArePublished
   EXPECT_GT(checked_calls, 0u);
 }
 
+// Long outputs fed in small pieces cost time in proportion to their length (each search resumes
+// where the last one stopped): 256 KiB of each phase in 3-byte pieces (quadratic work would take
+// hours).
+TEST(ChatStreamParser, LongOutputsInSmallPiecesStayLinear) {
+  std::string lines;
+  for (int i = 0; lines.size() < (1u << 18); ++i) lines += "line " + std::to_string(i) + " <b>\n";
+  const std::string json_arguments = "{\"q\": \"" + std::string(1u << 18, 'x') + "\", \"n\": [1, 2]}";
+  const std::vector<Case> long_cases = {
+      {"LongJson", OutputStart::Thinking, ToolCallFormat::Json, &json_tools(),
+       lines + "\n</think>\n\n" + lines + "\n" + json_call("search", json_arguments), {}, true},
+      {"LongXml", OutputStart::Body, ToolCallFormat::Xml, &xml_tools(),
+       xml_call("f", {{"city", lines}, {"note", lines}}) + "\n" + xml_call("g", {{"a", lines}}), {}, true},
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const Case& c : long_cases)
+    for (CallStreaming mode : {CallStreaming::Buffered, CallStreaming::Progressive}) {
+      std::vector<std::string_view> pieces;
+      for (size_t at = 0; at < c.text.size(); at += 3) pieces.push_back(std::string_view(c.text).substr(at, 3));
+      EXPECT_TRUE(matches(stream(c, pieces, mode), expected(c, c.text), false)) << c.name;
+    }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
 }  // namespace
 }  // namespace ninfer::qwen3
