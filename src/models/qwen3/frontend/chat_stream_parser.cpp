@@ -3,8 +3,8 @@
 // depends on text not yet seen. Within a phase it publishes everything except the tail that could
 // still be framing. finish() resolves the last phase at the end of the text and then compares what
 // was published with parse_chat_output on the whole text, publishing any difference: in Buffered
-// mode that difference is empty by construction (the tests check exactness), and in Progressive
-// mode it settles what ungrammatical or cut-off text left open.
+// mode the phases resolve everything and the difference is empty; in Progressive mode it settles
+// what ungrammatical or cut-off text left open after a call was begun.
 #include "models/qwen3/frontend/chat_stream_parser.h"
 
 #include <algorithm>
