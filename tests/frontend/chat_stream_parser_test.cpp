@@ -315,6 +315,53 @@ TEST(ChatStreamParser, ProgressiveStreamsOfGrammaticalOutputAreExactAndCutOffsOn
   EXPECT_GT(partial_calls, 100u);  // the cut-offs do reach into calls
 }
 
+// Buffered streaming is exact for any text: outputs mutated with framing fragments (the parse fuzz
+// test's pieces), every start, both formats, a continuation now and then, fed in random pieces.
+TEST(ChatStreamParser, BufferedStreamsOfMutatedOutputsAreExact) {
+  const std::vector<Case> seeds = corpus();
+  const std::string fragments[] = {"<tool_call>", "</tool_call>", "\n</tool_call>", "<think>", "</think>", "\n", "\n\n",
+                                   "{", "}", "\"", "\\", "<function=f>\n", "<parameter=city>\n", "\n</parameter>\n",
+                                   "</parameter>", "</function>\n</tool_call>", "é", "<tool_", "\n</thi", " "};
+  std::mt19937 rng(424242);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int iter = 0; iter < 15000; ++iter) {
+    Case c = seeds[rng() % seeds.size()];
+    for (int m = int(rng() % 5); m >= 0; --m) {
+      size_t at = c.text.empty() ? 0 : rng() % (c.text.size() + 1);
+      while (at < c.text.size() && (static_cast<unsigned char>(c.text[at]) & 0xC0) == 0x80) ++at;  // a character boundary
+      switch (rng() % 4) {
+        case 0:
+        case 1: c.text.insert(at, fragments[rng() % std::size(fragments)]); break;
+        case 2: {
+          size_t to = std::min(c.text.size(), at + 1 + rng() % 12);
+          while (to < c.text.size() && (static_cast<unsigned char>(c.text[to]) & 0xC0) == 0x80) ++to;
+          c.text.erase(at, to - at);
+          break;
+        }
+        default: c.text.resize(at); break;  // cut off
+      }
+    }
+    c.start = static_cast<OutputStart>(rng() % 3);
+    c.format = rng() % 2 ? ToolCallFormat::Json : ToolCallFormat::Xml;
+    c.tools = c.format == ToolCallFormat::Json ? &json_tools() : &xml_tools();
+    if (rng() % 4 == 0) {
+      const size_t split = rng() % (c.text.size() + 1);
+      if (split == c.text.size() || (static_cast<unsigned char>(c.text[split]) & 0xC0) != 0x80) {
+        c.continuation = c.text.substr(0, split);
+        c.text.erase(0, split);
+      }
+    }
+    const ChatOutput want = expected(c, c.text);
+    const std::vector<size_t> b = char_boundaries(c.text);
+    for (const std::vector<size_t>& cuts : {std::vector<size_t>{}, b, random_cuts(b, rng)})
+      ASSERT_TRUE(matches(stream(c, cut_at(c.text, cuts), CallStreaming::Buffered), want, false))
+          << "text " << ::testing::PrintToString(c.text) << " continuation " << ::testing::PrintToString(c.continuation)
+          << " start " << int(c.start) << " format " << (c.format == ToolCallFormat::Xml ? "xml" : "json") << " cut at "
+          << ::testing::PrintToString(cuts);
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+}
+
 // ---- what streaming is for --------------------------------------------------------------------
 
 struct Fed {

@@ -407,6 +407,8 @@ struct ChatStreamParser::State {
     if (const size_t close = t.find(kThinkEndTag, cursor); close != npos) {
       const size_t end = close > region && t[close - 1] == '\n' ? close - 1 : close;
       publish_reasoning_to(end);
+      // The reasoning is complete: a continued body it did not reach stays in it.
+      emit(ChatDelta::Kind::Reasoning, continued.finish());
       return enter(Phase::AfterThink, close + kThinkEndTag.size());
     }
     cursor = resume_at(region, t.size(), kThinkEndTag);
