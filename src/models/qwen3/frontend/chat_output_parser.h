@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,10 +25,19 @@ namespace ninfer::qwen3 {
 ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std::vector<ToolDefinition>& tools,
                              ToolCallFormat format, uint64_t id_seed);
 
-// One closed call's text, "<tool_call>" to "</tool_call>" included, read as parse_chat_output reads
-// the calls it finds: the call (id left empty), or nullopt when the text stays content.
-std::optional<ToolCall> parse_tool_call(std::string_view whole, const std::vector<ToolDefinition>& tools,
-                                        ToolCallFormat format);
+// Reads closed calls as parse_chat_output reads the calls it finds, the tools' schemas parsed once
+// (the stream parser reads each call, and each XML parameter, as it closes).
+class ToolCallReader {
+ public:
+  ToolCallReader(std::vector<ToolDefinition> tools, ToolCallFormat format);
+  // One call's text, "<tool_call>" to "</tool_call>" included: the call (id left empty), or nullopt
+  // when the text stays content.
+  std::optional<ToolCall> read(std::string_view whole) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
 
 // The id parse_chat_output gives the call at `index`.
 std::string tool_call_id(uint64_t id_seed, size_t index);

@@ -269,7 +269,8 @@ struct ChatStreamParser::State {
   bool progressive = false, begun = false;
   JsonCallReader json;
   XmlCallScan xml_scan;
-  std::vector<XmlArgumentPlan> xml_plans;  // Progressive XML only
+  std::optional<ToolCallReader> reader;           // built at the first call
+  std::optional<std::vector<XmlArgumentPlan>> xml_plans;  // Progressive XML, built at the first call
   const XmlArgumentPlan* xml_plan = nullptr;  // the current call's, when published per parameter
   size_t xml_members = 0;       // parameters published
   bool raw_value_open = false;  // a raw string value is being published as it comes
@@ -291,8 +292,11 @@ struct ChatStreamParser::State {
         call_streaming(streaming),
         continued(continuation),
         xml(f == ToolCallFormat::Xml),
-        text(std::move(continuation)) {
-    if (xml && call_streaming == CallStreaming::Progressive) xml_plans = xml_argument_plans(tools);
+        text(std::move(continuation)) {}
+
+  const ToolCallReader& call_reader() {
+    if (!reader) reader.emplace(tools, format);
+    return *reader;
   }
 
   // ---- publishing -------------------------------------------------------------------------------
@@ -513,7 +517,8 @@ struct ChatStreamParser::State {
   void begin_xml_call(std::string_view name) {
     begin_call(std::string(name));
     begun = true;
-    for (const XmlArgumentPlan& p : xml_plans)
+    if (!xml_plans) xml_plans = xml_argument_plans(tools);
+    for (const XmlArgumentPlan& p : *xml_plans)
       if (p.tool == name) {
         if (p.per_parameter) xml_plan = &p;
         break;  // parse_chat_output types by the first tool of that name
@@ -543,7 +548,7 @@ struct ChatStreamParser::State {
       const std::string alone = std::string(kXmlCallHead) + calls.back().name + ">\n" + std::string(kXmlParameterOpen) +
                                 std::string(name) + ">\n" + std::string(value) + std::string(kXmlParameterClose) +
                                 std::string(kXmlFunctionEnd);
-      const std::optional<ToolCall> call = parse_tool_call(alone, tools, format);
+      const std::optional<ToolCall> call = call_reader().read(alone);
       if (!call || call->arguments.size() < 2 || call->arguments == "{}") return false;
       publish_arguments((xml_members > 0 ? "," : "{") + call->arguments.substr(1, call->arguments.size() - 2));
     }
@@ -664,7 +669,7 @@ struct ChatStreamParser::State {
   // The call [call_start, end) is closed: a call, or content when it does not parse.
   bool close_call(size_t end) {
     const std::string_view whole = std::string_view(text).substr(call_start, end - call_start);
-    std::optional<ToolCall> call = parse_tool_call(whole, tools, format);
+    std::optional<ToolCall> call = call_reader().read(whole);
     if (begun) {
       // Published progressively: the call must be the one the whole text gives.
       if (!call || call->name != calls.back().name || !call->arguments.starts_with(calls.back().arguments))
