@@ -34,15 +34,17 @@ enum class CallStreaming {
   // parses; a call that does not parse becomes content. Exact for any text: the mode for output that
   // no grammar constrains.
   Buffered,
-  // The grammar enforces the call wrapper and the arguments (ToolEnforcement::Basic with tools, or
-  // a request that enforces them): the begin is published once the name is read and JSON-format
-  // arguments stream as written, minified as parse_chat_output minifies them. XML-format arguments
-  // of a strict tool without undeclared parameters come parameter by parameter (raw strings as
-  // they are written); other tools' come whole when the call closes, since a repeated parameter
-  // would change an earlier one. The one divergence from parse_chat_output: a call cut off
-  // (max_tokens, finish reason `length`) keeps the begin and the partial arguments already
-  // published (a prefix of the whole call's), where parse_chat_output drops the call. Text the
-  // grammar could not have produced is resolved by finish() as far as what was published allows.
+  // The grammar enforces the call wrapper and the arguments: the request decodes under the chat
+  // output grammar (qwen3::needs_grammar) with tools declared; every call that grammar admits has
+  // the template's shape, whatever it narrows. The begin is published once the name is read and
+  // JSON-format arguments stream as written, minified as parse_chat_output minifies them.
+  // XML-format arguments of a strict tool without undeclared parameters come parameter by parameter
+  // (raw strings as they are written); other tools' come whole when the call closes, since a
+  // repeated parameter would change an earlier one. The one divergence from parse_chat_output: a
+  // call cut off (max_tokens, finish reason `length`; or a stop string) keeps the begin and the
+  // partial arguments already published (a prefix of the whole call's), where parse_chat_output
+  // drops the call. Text the grammar could not have produced is resolved by finish() as far as what
+  // was published allows.
   Progressive,
 };
 
