@@ -3,7 +3,8 @@
 // with parallel_tool_calls false). Every finished output is parsed with parse_chat_output and
 // every call's arguments are validated with Ajv. The walk picks uniformly among allowed tokens
 // but, half of the time, only among tokens that close something (first byte " } ] , < or a
-// newline, or EOS), so free strings end; walks that reach the length cap are counted apart.
+// newline, or EOS), so free strings end; walks that reach the length cap are counted apart. Every
+// walk's text is also streamed through ChatStreamParser (both call modes) against the same parse.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "frontend_test_support.h"
+#include "models/qwen3/frontend/chat_stream_parser.h"
 
 namespace ninfer::qwen3 {
 namespace {
@@ -88,6 +90,48 @@ class Walker {
   std::vector<uint8_t> closing_;
 };
 
+// The walk's text streamed through ChatStreamParser in random pieces (between UTF-8 characters, as
+// the engine publishes): the deltas must give parse_chat_output's result. Progressive streaming
+// of a walk cut at the length cap may hold one more call, the one cut off, begun and partial.
+void expect_stream_matches(const std::string& text, const std::vector<ToolDefinition>& tools, ToolCallFormat format,
+                           bool finished, std::mt19937_64& rng) {
+  const ChatOutput want = parse_chat_output(text, OutputStart::Body, tools, format, 5);
+  std::vector<size_t> boundaries;
+  for (size_t i = 1; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) boundaries.push_back(i);
+  for (CallStreaming mode : {CallStreaming::Buffered, CallStreaming::Progressive})
+    for (int round = 0; round < 3; ++round) {
+      ChatStreamParser p(OutputStart::Body, tools, format, 5, {}, mode);
+      ChatOutput got;
+      const auto take = [&](const std::vector<ChatDelta>& deltas) {
+        for (const ChatDelta& d : deltas) {
+          if (d.kind == ChatDelta::Kind::Reasoning) got.reasoning += d.text;
+          if (d.kind == ChatDelta::Kind::Content) got.content += d.text;
+          if (d.kind == ChatDelta::Kind::ToolCallBegin) got.tool_calls.push_back(ToolCall{d.id, d.name, ""});
+          if (d.kind == ChatDelta::Kind::ToolCallArguments) got.tool_calls.at(d.index).arguments += d.text;
+        }
+      };
+      size_t from = 0;
+      for (size_t b : boundaries)
+        if (round == 0 || rng() % (round == 1 ? 2 : 8) == 0) {
+          take(p.feed(std::string_view(text).substr(from, b - from)));
+          from = b;
+        }
+      take(p.feed(std::string_view(text).substr(from)));
+      take(p.finish());
+      const bool cut_off_call = !finished && mode == CallStreaming::Progressive && got.tool_calls.size() == want.tool_calls.size() + 1;
+      if (cut_off_call) got.tool_calls.pop_back();
+      EXPECT_EQ(got.reasoning, want.reasoning);
+      EXPECT_EQ(got.content, want.content);
+      ASSERT_EQ(got.tool_calls.size(), want.tool_calls.size()) << (mode == CallStreaming::Buffered ? "buffered" : "progressive");
+      for (size_t i = 0; i < want.tool_calls.size(); ++i) {
+        EXPECT_EQ(got.tool_calls[i].id, want.tool_calls[i].id);
+        EXPECT_EQ(got.tool_calls[i].name, want.tool_calls[i].name);
+        EXPECT_EQ(got.tool_calls[i].arguments, want.tool_calls[i].arguments);
+      }
+    }
+}
+
 struct Counts {
   size_t walks = 0, finished = 0, unfinished = 0, calls = 0;
 };
@@ -127,6 +171,8 @@ TEST(ToolGrammarRandomWalk, FinishedOutputsParseAndEveryCallValidatesWithAjv) {
         EXPECT_FALSE(w.dead_end);
         Counts& c = counts[fname + "/" + cname];
         ++c.walks;
+        std::mt19937_64 cut_rng(seed);
+        expect_stream_matches(w.text, tools, format, w.finished, cut_rng);
         if (!w.finished) {
           ++c.unfinished;
           continue;

@@ -425,6 +425,21 @@ std::string tool_call_id(uint64_t id_seed, size_t index) {
   return id;
 }
 
+struct ToolCallReader::Impl {
+  std::vector<ToolDefinition> tools;
+  CallParser parser;  // reads `tools`
+  Impl(std::vector<ToolDefinition> t, ToolCallFormat format)
+      : tools(std::move(t)), parser(tools, format == ToolCallFormat::Xml ? ToolCallFormat::Xml : ToolCallFormat::Json) {}
+};
+
+ToolCallReader::ToolCallReader(std::vector<ToolDefinition> tools, ToolCallFormat format)
+    : impl_(std::make_shared<const Impl>(std::move(tools), format)) {}
+
+std::optional<ToolCall> ToolCallReader::read(std::string_view whole) const {
+  if (whole.size() < kToolCallOpen.size() + kToolCallClose.size()) return std::nullopt;
+  return impl_->parser.parse(whole.substr(kToolCallOpen.size(), whole.size() - kToolCallOpen.size() - kToolCallClose.size()));
+}
+
 ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std::vector<ToolDefinition>& tools,
                              ToolCallFormat format, uint64_t id_seed) {
   ChatOutput out;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,20 @@ namespace ninfer::qwen3 {
 // Ids are "call_" + 24 lowercase hex, a function of id_seed and the call's index.
 ChatOutput parse_chat_output(std::string_view text, OutputStart start, const std::vector<ToolDefinition>& tools,
                              ToolCallFormat format, uint64_t id_seed);
+
+// Reads closed calls as parse_chat_output reads the calls it finds, the tools' schemas parsed once
+// (the stream parser reads each call, and each XML parameter, as it closes).
+class ToolCallReader {
+ public:
+  ToolCallReader(std::vector<ToolDefinition> tools, ToolCallFormat format);
+  // One call's text, "<tool_call>" to "</tool_call>" included: the call (id left empty), or nullopt
+  // when the text stays content.
+  std::optional<ToolCall> read(std::string_view whole) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
 
 // The id parse_chat_output gives the call at `index`.
 std::string tool_call_id(uint64_t id_seed, size_t index);

@@ -28,12 +28,34 @@ struct ChatDelta {
   std::string id, name;  // ToolCallBegin
 };
 
+// When a tool call is published. The held-back text of reasoning and content is the same in both.
+enum class CallStreaming {
+  // A call is published (begin, then its whole arguments) once "</tool_call>" closes it and it
+  // parses; a call that does not parse becomes content. Exact for any text: the mode for output that
+  // no grammar constrains.
+  Buffered,
+  // The grammar enforces the call wrapper and the arguments: the request decodes under the chat
+  // output grammar (qwen3::needs_grammar) with tools declared; every call that grammar admits has
+  // the template's shape, whatever it narrows. The begin is published once the name is read and
+  // JSON-format arguments stream as written, minified as parse_chat_output minifies them.
+  // XML-format arguments of a strict tool without undeclared parameters come parameter by parameter
+  // (raw strings as they are written); other tools' come whole when the call closes, since a
+  // repeated parameter would change an earlier one. The one divergence from parse_chat_output: a
+  // call cut off (max_tokens, finish reason `length`; or a stop string) keeps the begin and the
+  // partial arguments already published (a prefix of the whole call's), where parse_chat_output
+  // drops the call. Text the grammar could not have produced is resolved by finish() as far as what
+  // was published allows.
+  Progressive,
+};
+
 class ChatStreamParser {
  public:
   // As parse_chat_output(text, start, tools, format, id_seed); `continuation` is the continued
-  // assistant message's body (part of the prompt: it is parsed with the output but never published).
+  // assistant message's body (part of the prompt: it is parsed with the output but never published,
+  // as split_chat_output drops it from the reasoning, or from the content when the output starts in
+  // the body).
   ChatStreamParser(OutputStart start, std::vector<ToolDefinition> tools, ToolCallFormat format, uint64_t id_seed,
-                   std::string continuation = {});
+                   std::string continuation = {}, CallStreaming calls = CallStreaming::Buffered);
 
   // Appends the next piece of output text and returns the deltas that became certain. Text that may
   // still turn out to be framing (a partial "\n</think>", a partial "<tool_call>") is held back.
