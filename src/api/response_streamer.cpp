@@ -1,13 +1,36 @@
 #include "api/response_streamer.h"
 
 #include "api/engine_errors.h"
+#include "models/qwen3/frontend/output_language.h"
 
 namespace ninfer::api {
 
-ResponseStreamer::ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const PreparedPrompt& prompt, uint64_t seed)
+namespace {
+
+// Calls stream as they are written when the chat output grammar shapes them (the engine decodes
+// under it, with tools active: DESIGN.md section 6); otherwise a call is published whole once it
+// closes and parses, which is exact for any text.
+qwen3::CallStreaming call_streaming(const PreparedPrompt& prompt, const RequestOptions& options) {
+  if (prompt.tools.empty()) return qwen3::CallStreaming::Buffered;
+  qwen3::OutputLanguage lang;
+  lang.choice = options.tool_choice.value_or(ToolChoice{});  // absent with tools: Auto, Basic
+  if (lang.choice.mode == ToolChoiceMode::None) return qwen3::CallStreaming::Buffered;
+  lang.start = prompt.start;
+  lang.body = options.constraint ? &*options.constraint : nullptr;
+  lang.tools = &prompt.tools;
+  lang.format = prompt.tool_format;
+  const bool forced_close = options.thinking_token_budget.has_value() && prompt.start != OutputStart::Body;
+  return qwen3::needs_grammar(lang, forced_close) ? qwen3::CallStreaming::Progressive : qwen3::CallStreaming::Buffered;
+}
+
+}  // namespace
+
+ResponseStreamer::ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const PreparedPrompt& prompt,
+                                   const RequestOptions& options)
     : stream_(std::move(stream)) {
   if (prompt.chat)
-    parser_.emplace(prompt.start, prompt.tools, prompt.tool_format, seed, prompt.continuation.value_or(""));
+    parser_.emplace(prompt.start, prompt.tools, prompt.tool_format, options.sampling.seed.value_or(0),
+                    prompt.continuation.value_or(""), call_streaming(prompt, options));
 }
 
 void ResponseStreamer::open(std::vector<SseEvent>& out) { stream_->open(out); }

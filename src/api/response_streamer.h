@@ -16,8 +16,8 @@ namespace ninfer::api {
 
 class ResponseStreamer {
  public:
-  // `seed`: the request's sampling seed (tool-call ids are a function of it, as in the final result).
-  ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const PreparedPrompt& prompt, uint64_t seed);
+  // `options.sampling.seed` must be set: tool-call ids are a function of it, as in the final result.
+  ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const PreparedPrompt& prompt, const RequestOptions& options);
 
   void open(std::vector<SseEvent>& out);
   void text(std::string_view piece, std::vector<SseEvent>& out);

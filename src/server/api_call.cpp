@@ -92,7 +92,7 @@ bool ApiCall::admit() {
   ctx_.metrics.pending++;
   if (streaming())
     streamer_ = std::make_unique<api::ResponseStreamer>(exchange_->stream(prepared_), prepared_,
-                                                        *exchange_->request().options.sampling.seed);
+                                                        exchange_->request().options);
   return true;
 }
 
