@@ -180,6 +180,46 @@ async function extension(client) {
   }
 }
 
+// The SDK flow of a tool loop: the first message's content (thinking and tool_use blocks, as
+// returned) goes back as the assistant turn, then a user turn of tool_result blocks. The oracle is
+// the Chat Completions mapping: the same conversation written as Chat messages must render to the
+// same prompt, so input_tokens equals Chat's prompt_tokens.
+async function toolLoop(client, openAiBase) {
+  let withThinking = 0;
+  for (const seed of [1, 2, 3]) {
+    const messages = user("Time?");
+    const first = await client.messages.create({
+      model: MODEL, messages, tools: TOOLS, tool_choice: { type: "tool", name: "get_time" }, max_tokens: 60, seed, thinking: { type: "enabled", budget_tokens: 4 },
+    });
+    if (!finished(first, "tool loop")) continue;
+    const uses = blocks(first, "tool_use");
+    const th = blocks(first, "thinking")[0];
+    if (th) withThinking++;
+    const second = await client.messages.create({
+      ...NT, model: MODEL, tools: TOOLS, max_tokens: 1, seed,
+      messages: [...messages, { role: "assistant", content: first.content },
+        { role: "user", content: uses.map((u) => ({ type: "tool_result", tool_use_id: u.id, content: "12:00 CET" })) }],
+    });
+    t.equal(second.type, "message", "tool loop: the echoed content blocks are accepted");
+    const res = await fetch(`${openAiBase}/v1/chat/completions`, {
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({
+        chat_template_kwargs: { enable_thinking: false }, max_tokens: 1, seed,
+        tools: TOOLS.map((x) => ({ type: "function", function: { name: x.name, description: x.description, parameters: x.input_schema, strict: x.strict } })),
+        messages: [
+          ...messages,
+          { role: "assistant", content: "", ...(th ? { reasoning_content: th.thinking } : {}),
+            tool_calls: uses.map((u) => ({ id: u.id, type: "function", function: { name: u.name, arguments: JSON.stringify(u.input) } })) },
+          ...uses.map((u) => ({ role: "tool", tool_call_id: u.id, content: "12:00 CET" })),
+        ],
+      }),
+    });
+    const chat = await res.json();
+    t.equal(second.usage.input_tokens, chat.usage?.prompt_tokens, `tool loop seed ${seed}: the echoed blocks render as the same Chat conversation`);
+  }
+  t.note("tool_loop_with_thinking", withThinking);
+}
+
 // What a message says, without the ids that differ per request.
 const comparable = (m) => ({
   role: m.role, model: m.model, stop_reason: m.stop_reason, stop_sequence: m.stop_sequence, usage: m.usage,
@@ -192,6 +232,8 @@ async function streamsMatchNonStreamed(client) {
     ...[21, 22].map((seed) => ({ ...NT, model: MODEL, messages: user("Weather?"), max_tokens: 120, seed, tools: TOOLS, tool_choice: { type: "any" } })),
     { ...NT, model: MODEL, messages: user("Say"), max_tokens: 16, seed: 31 },
     { model: MODEL, messages: user("Profile?"), max_tokens: 60, seed: 32, thinking: { type: "enabled", budget_tokens: 6 }, output_config: PROFILE_FORMAT },
+    // Thinking without a budget (adaptive: the template's default): cut off inside the thinking block.
+    { model: MODEL, messages: user("Profile?"), max_tokens: 8, seed: 1, thinking: { type: "adaptive" }, output_config: PROFILE_FORMAT },
   ];
   for (const body of bodies) {
     const whole = await client.messages.create(body);
@@ -215,6 +257,7 @@ async function rawFraming(base, client) {
     { ...NT, messages: user("Profile?"), max_tokens: 80, seed: 42, output_config: PROFILE_FORMAT },
     { messages: user("Profile?"), max_tokens: 60, seed: 43, thinking: { type: "enabled", budget_tokens: 6 }, output_config: PROFILE_FORMAT },
     { ...NT, messages: user("Talk"), max_tokens: 6, seed: 44 },
+    { messages: user("Profile?"), max_tokens: 8, seed: 1, thinking: { type: "adaptive" }, output_config: PROFILE_FORMAT },
   ];
   for (const body of bodies) {
     const what = `raw seed ${body.seed}`;
@@ -238,7 +281,8 @@ async function rawFraming(base, client) {
     t.equal(last.type, "message_stop", `${what}: message_stop last`);
     const enforced = body.output_config || body.tools || body.thinking?.type === "enabled";
     t.ok("constraint" in last && (last.constraint !== null || !enforced), `${what}: message_stop carries constraint`, last);
-    if (enforced) t.ok(last.constraint?.complete === true, `${what}: the constraint report is complete`, last.constraint);
+    if (enforced && whole.stop_reason !== "max_tokens")
+      t.ok(last.constraint?.complete === true && last.constraint.terminated === true, `${what}: a finished output is complete and terminated`, last.constraint);
     const md = data.filter((d) => d.type === "message_delta");
     t.equal(md.length, 1, `${what}: one message_delta`);
     t.equal(data[data.length - 2]?.type, "message_delta", `${what}: message_delta just before message_stop`);
@@ -363,6 +407,7 @@ try {
   await toolChoices(client);
   await thinking(client);
   await extension(client);
+  await toolLoop(client, server.base);
   await streamsMatchNonStreamed(client);
   await rawFraming(server.base, client);
   await errors(client, server.base);

@@ -211,6 +211,37 @@ async function extension(client) {
   }
 }
 
+// The SDK flow of a tool loop: the first response's output items (reasoning and function_call, as
+// returned) go back as input with a function_call_output each. The oracle is the Chat Completions
+// mapping: the same conversation written as Chat messages must render to the same prompt, so
+// input_tokens equals Chat's prompt_tokens.
+async function toolLoop(client) {
+  let withReasoning = 0;
+  for (const seed of [1, 2, 3]) {
+    const input = [{ role: "user", content: "Time?" }];
+    const first = await client.responses.create({ model: MODEL, input, tools: TOOLS, tool_choice: { type: "function", name: "get_time" }, max_output_tokens: 60, seed, thinking_token_budget: 4 });
+    if (!finished(first, "tool loop")) continue;
+    const fcs = calls(first);
+    const rs = reasonings(first)[0];
+    if (rs) withReasoning++;
+    const outputs = fcs.map((fc) => ({ type: "function_call_output", call_id: fc.call_id, output: "12:00 CET" }));
+    const second = await client.responses.create({ ...NT, model: MODEL, input: [...input, ...first.output, ...outputs], tools: TOOLS, max_output_tokens: 1, seed });
+    t.equal(second.object, "response", "tool loop: the echoed output items are accepted as input");
+    const chat = await client.chat.completions.create({
+      ...NT, model: MODEL, max_tokens: 1, seed,
+      tools: TOOLS.map(({ type, ...fn }) => ({ type, function: fn })),
+      messages: [
+        ...input,
+        { role: "assistant", content: "", ...(rs ? { reasoning_content: rs.content[0].text } : {}),
+          tool_calls: fcs.map((fc) => ({ id: fc.call_id, type: "function", function: { name: fc.name, arguments: fc.arguments } })) },
+        ...fcs.map((fc) => ({ role: "tool", tool_call_id: fc.call_id, content: "12:00 CET" })),
+      ],
+    });
+    t.equal(second.usage.input_tokens, chat.usage.prompt_tokens, `tool loop seed ${seed}: the echoed items render as the same Chat conversation`);
+  }
+  t.note("tool_loop_with_reasoning", withReasoning);
+}
+
 // What a response says, without the ids that differ per request.
 function comparable(r) {
   const item = (i) => {
@@ -239,6 +270,8 @@ async function streamsMatchNonStreamed(client) {
     ...[11, 12, 13].map((seed) => ({ ...NT, model: MODEL, input: "Profile?", max_output_tokens: 80, seed, text: PROFILE_FORMAT })),
     ...[21, 22].map((seed) => ({ ...NT, model: MODEL, input: "Weather?", max_output_tokens: 120, seed, tools: TOOLS, tool_choice: "required" })),
     { ...NT, model: MODEL, input: "Say", max_output_tokens: 16, seed: 31 },
+    // Thinking without a budget: cut off inside the reasoning item.
+    { model: MODEL, input: "Profile?", max_output_tokens: 8, seed: 1, text: PROFILE_FORMAT },
   ];
   for (const body of bodies) {
     const whole = await client.responses.create(body);
@@ -271,6 +304,7 @@ async function rawFraming(base) {
     { ...NT, input: "Profile?", max_output_tokens: 80, seed: 42, text: PROFILE_FORMAT },
     { input: "Profile?", max_output_tokens: 60, seed: 43, thinking_token_budget: 6, text: PROFILE_FORMAT },
     { ...NT, input: "Talk", max_output_tokens: 6, seed: 44 },
+    { input: "Profile?", max_output_tokens: 8, seed: 1, text: PROFILE_FORMAT },
   ];
   for (const body of bodies) {
     const what = `raw seed ${body.seed}`;
@@ -316,7 +350,8 @@ async function rawFraming(base) {
     const enforced = body.text || body.tools || body.thinking_token_budget;
     t.ok(last.response && "constraint" in last.response && (last.response.constraint !== null || !enforced),
       `${what}: the terminal response carries constraint`, last.response);
-    if (enforced) t.ok(last.response.constraint?.complete === true, `${what}: the constraint report is complete`, last.response.constraint);
+    if (enforced && last.response.status === "completed")
+      t.ok(last.response.constraint?.complete === true && last.response.constraint.terminated === true, `${what}: a finished output is complete and terminated`, last.response.constraint);
     t.equal(last.response.output.map((i) => i.id), [...announced.keys()], `${what}: the final output lists the announced items in order`);
     t.equal(data.filter((d) => d.type === "response.completed" || d.type === "response.incomplete").length, 1, `${what}: one terminal event`);
     const textDone = data.filter((d) => d.type === "response.output_text.done").map((d) => d.text).join("");
@@ -413,6 +448,7 @@ try {
   await toolChoices(client);
   await thinking(client);
   await extension(client);
+  await toolLoop(client);
   await streamsMatchNonStreamed(client);
   await rawFraming(server.base);
   await errors(client, server.base);
