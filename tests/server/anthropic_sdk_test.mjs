@@ -180,6 +180,23 @@ async function extension(client) {
   }
 }
 
+// stop_sequences on free text: a stop ends the turn before the sequence, which the message names.
+async function stopSequences(client) {
+  let stopped = 0;
+  for (const seed of [1, 2, 3]) {
+    const body = { ...NT, model: MODEL, messages: user("Talk"), max_tokens: 40, seed, stop_sequences: [" ", "\n"], system: [{ type: "text", text: "Be brief." }], metadata: { user_id: "u1" } };
+    const m = await client.messages.create(body);
+    const s = await client.messages.stream(body).finalMessage();
+    t.equal(comparable(s), comparable(m), `stop seed ${seed}: the stream agrees`);
+    if (m.stop_reason === "max_tokens") { cutOff++; continue; }
+    t.equal(m.stop_reason, "stop_sequence", `stop seed ${seed}: stop_reason`);
+    t.ok([" ", "\n"].includes(m.stop_sequence), `stop seed ${seed}: stop_sequence names the sequence`, m.stop_sequence);
+    t.ok(!text(m).includes(" ") && !text(m).includes("\n"), `stop seed ${seed}: the text ends before the sequence`, text(m));
+    stopped++;
+  }
+  t.ok(stopped > 0, "some outputs hit a stop sequence (else the checks above test nothing)", { stopped });
+}
+
 // The SDK flow of a tool loop: the first message's content (thinking and tool_use blocks, as
 // returned) goes back as the assistant turn, then a user turn of tool_result blocks. The oracle is
 // the Chat Completions mapping: the same conversation written as Chat messages must render to the
@@ -407,6 +424,7 @@ try {
   await toolChoices(client);
   await thinking(client);
   await extension(client);
+  await stopSequences(client);
   await toolLoop(client, server.base);
   await streamsMatchNonStreamed(client);
   await rawFraming(server.base, client);

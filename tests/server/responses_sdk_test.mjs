@@ -404,7 +404,7 @@ async function errors(client, base) {
     t.note("unsatisfiable_tool_param", e.param ?? null);
   }
   try {
-    await client.responses.create({ model: "gpt-4o", input: "x", max_output_tokens: 1 });
+    await client.responses.create({ ...NT, model: "gpt-4o", input: "x", max_output_tokens: 1 });
     t.ok(false, "an unknown model is rejected");
   } catch (e) {
     t.equal(e.status, 404, "unknown model: 404");
@@ -412,10 +412,10 @@ async function errors(client, base) {
     t.ok(openAiShape({ error: e.error }), "unknown model: OpenAI error shape", e.error);
   }
   for (const [body, param] of [
-    [{ input: "x", previous_response_id: "resp_1" }, "previous_response_id"],
-    [{ input: "x", tools: [{ type: "web_search" }] }, "tools[0].type"],
-    [{ input: "x", max_tokens: 5 }, "max_tokens"],
-    [{ input: "x", text: { format: { type: "json_object" } }, structured_outputs: { regex: "a" } }, "structured_outputs"],
+    [{ ...NT, input: "x", previous_response_id: "resp_1" }, "previous_response_id"],
+    [{ ...NT, input: "x", tools: [{ type: "web_search" }] }, "tools[0].type"],
+    [{ ...NT, input: "x", max_tokens: 5 }, "max_tokens"],
+    [{ ...NT, input: "x", text: { format: { type: "json_object" } }, structured_outputs: { regex: "a" } }, "structured_outputs"],
   ]) {
     r = await post("/v1/responses", JSON.stringify(body));
     j = await r.json();
@@ -430,12 +430,12 @@ async function errors(client, base) {
     t.equal(e.status, 401, "wrong key: 401");
     t.ok(openAiShape({ error: e.error }), "wrong key: OpenAI error shape", e.error);
   }
-  r = await fetch(`${base}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "x" }) });
+  r = await fetch(`${base}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...NT, input: "x" }) });
   j = await r.json();
   t.equal(r.status, 401, "missing key: 401");
   t.ok(openAiShape(j), "missing key: OpenAI error shape", j);
   // A stream request rejected before it opens is a plain JSON error, not an event stream.
-  r = await post("/v1/responses", JSON.stringify({ input: "x", stream: true, top_p: 0 }));
+  r = await post("/v1/responses", JSON.stringify({ ...NT, input: "x", stream: true, top_p: 0 }));
   j = await r.json();
   t.equal(r.status, 400, "a rejected stream request: 400");
   t.ok(openAiShape(j) && j.error.param === "top_p", "a rejected stream request: OpenAI error shape naming the field", j);
