@@ -22,7 +22,8 @@ void check_known_members(const Field& body) {
     "background", "previous_response_id", "conversation", "prompt", "max_tool_calls", "context_management",
     "background_options", "access_programs", "image", "moderation", "prompt_cache_options",
     // vLLM extras and NInfer extensions (as in the Chat mapping)
-    "top_k", "min_p", "seed", "structured_outputs", "chat_template_kwargs", "tool_enforcement", "tool_call_format"});
+    "top_k", "min_p", "seed", "structured_outputs", "chat_template_kwargs", "thinking_token_budget", "tool_enforcement",
+    "tool_call_format"});
 }
 
 [[noreturn]] void unsupported(const Field& f, const std::string& why) {
@@ -181,6 +182,9 @@ ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& de
   ro.max_tokens = defaults.max_tokens;
   if (auto f = body.optional_member("max_output_tokens")) ro.max_tokens = static_cast<int>(f->integer(1, INT_MAX));
   echo.max_output_tokens = ro.max_tokens;
+  // As in Chat: reasoning.effort has no budget per effort, so this is how a client bounds thinking.
+  if (auto f = body.optional_member("thinking_token_budget"))
+    ro.thinking_token_budget = static_cast<int>(f->integer(1, INT_MAX));
 
   const ResponsesTools tools = map_responses_tools(body);
   ro.tool_choice = tools.tool_choice;

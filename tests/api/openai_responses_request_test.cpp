@@ -149,6 +149,15 @@ TEST(OpenAiResponsesRequest, ReasoningEffortNoneTurnsThinkingOffAndOtherEffortsL
   EXPECT_EQ(e.code, "conflicting_parameters");
 }
 
+TEST(OpenAiResponsesRequest, ThinkingTokenBudgetBoundsThinkingAsInChat) {
+  EXPECT_FALSE(accept_responses(responses_with(R"("reasoning":{"effort":"low"})")).chat.options.thinking_token_budget);
+  const ResponsesRequest r = accept_responses(responses_with(R"("reasoning":{"effort":"low"},"thinking_token_budget":16)"));
+  EXPECT_EQ(r.chat.options.thinking_token_budget, 16);
+  const ApiError e = reject_responses(responses_with(R"("thinking_token_budget":0)"));
+  EXPECT_EQ(e.param, "thinking_token_budget");
+  EXPECT_EQ(e.code, "integer_below_min_value");
+}
+
 TEST(OpenAiResponsesRequest, StreamAndBookkeepingFieldsAreAcceptedAndTypeChecked) {
   const ResponsesRequest r = accept_responses(responses_with(
       R"("stream":true,"stream_options":{"include_obfuscation":false},"store":true,"metadata":{"k":"v"},"user":"u",)"

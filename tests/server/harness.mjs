@@ -8,6 +8,7 @@ export async function startServer(ninfer, extraArgs = [], { readyTimeoutMs = 300
   const args = ["serve", "--port", "0", ...extraArgs];
   const child = spawn(ninfer, args, { stdio: ["ignore", "ignore", "pipe"] });
   const logs = [];
+  let stopping = false;
   let port = null;
   let buffered = "";
   let listening;
@@ -24,9 +25,14 @@ export async function startServer(ninfer, extraArgs = [], { readyTimeoutMs = 300
       if (!record) continue;
       logs.push(record);
       if (record.event === "listening") { port = record.port; listening(); }
+      // A signal that this harness did not send (another process) reads like a server bug otherwise.
+      if (record.event === "draining" && !stopping) console.error(`ninfer serve received signal ${record.signal} from outside the test`);
     }
   });
   const exited = once(child, "exit");
+  exited.then(([code, signal]) => {
+    if (!stopping) console.error(`ninfer serve exited unexpectedly: code ${code}, signal ${signal}`);
+  });
   await Promise.race([listeningPromise, exited.then(() => { throw new Error("ninfer serve exited before listening"); })]);
   const base = `http://127.0.0.1:${port}`;
   const seen = new Set();
@@ -42,6 +48,7 @@ export async function startServer(ninfer, extraArgs = [], { readyTimeoutMs = 300
   return {
     child, port, base, logs, healthStatusesSeen: seen,
     async stop(signal = "SIGTERM") {
+      stopping = true;
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await exited;
