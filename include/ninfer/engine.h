@@ -75,6 +75,10 @@ struct RequestOptions {
   std::optional<ToolChoice> tool_choice;
   // Chat prompts that think: after this many thinking tokens the close is forced (vLLM's field).
   std::optional<int> thinking_token_budget;
+  // Chat prompts: tool-call ids are a function of this and the call's index (absent: the sampling
+  // seed). A server draws one per request, so that a conversation replayed with a fixed seed still
+  // gets ids of its own in every turn.
+  std::optional<uint64_t> tool_call_id_seed;
 };
 
 enum class RequestErrorKind {

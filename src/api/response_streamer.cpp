@@ -29,7 +29,8 @@ ResponseStreamer::ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const
                                    const RequestOptions& options)
     : stream_(std::move(stream)) {
   if (prompt.chat)
-    parser_.emplace(prompt.start, prompt.tools, prompt.tool_format, options.sampling.seed.value_or(0),
+    parser_.emplace(prompt.start, prompt.tools, prompt.tool_format,
+                    options.tool_call_id_seed.value_or(options.sampling.seed.value_or(0)),
                     prompt.continuation.value_or(""), call_streaming(prompt, options));
 }
 

@@ -16,7 +16,8 @@ namespace ninfer::api {
 
 class ResponseStreamer {
  public:
-  // `options.sampling.seed` must be set: tool-call ids are a function of it, as in the final result.
+  // `options.tool_call_id_seed` (else `options.sampling.seed`) must be set: tool-call ids are a
+  // function of it, as in the final result.
   ResponseStreamer(std::unique_ptr<ProtocolStream> stream, const PreparedPrompt& prompt, const RequestOptions& options);
 
   void open(std::vector<SseEvent>& out);

@@ -192,6 +192,18 @@ void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, con
         // The body constraint alone says where an empty or too large language comes from, with its
         // own typed error (a JSON Pointer into the schema); it is compiled only on this error path.
         if (options.constraint) (void)text::compile_constraint(*options.constraint, domain_.get(), &cache(), co);
+        // So does a strict tool whose parameters admit no value (named in tools[i]).
+        if (e.kind() == grammar::GrammarErrorKind::EmptyLanguage) {
+          for (size_t i = 0; i < prompt.tools.size(); ++i) {
+            if (!prompt.tools[i].strict || prompt.tools[i].parameters.empty()) continue;
+            try {
+              (void)text::compile_constraint(OutputConstraint::json_schema(prompt.tools[i].parameters), domain_.get(),
+                                             nullptr, co);
+            } catch (ConstraintError& ce) {
+              throw ce.in_tool(static_cast<int>(i));
+            }
+          }
+        }
         if (e.kind() == grammar::GrammarErrorKind::EmptyLanguage)
           throw ConstraintError(ConstraintErrorKind::Unsatisfiable, std::string("the chat output language is empty: ") + e.what());
         throw ConstraintError(ConstraintErrorKind::LimitExceeded, std::string("the chat output grammar is too large: ") + e.what())
@@ -259,6 +271,7 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
     req->prompt = std::move(prompt.tokens);
     req->submitted = submitted;
     req->seed = options.sampling.seed ? *options.sampling.seed : std::random_device{}() * 0x100000001ull;
+    req->tool_call_id_seed = options.tool_call_id_seed.value_or(req->seed);
     prepare_session(*req, prompt, options);
     req->stops = runtime::StopStrings(options.stop);
     req->options = std::move(options);
@@ -471,7 +484,7 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
     if (r.stops.stopped()) res.stop_sequence = r.stops.matched();
   }
   if (r.chat && reason != FinishReason::Error) {
-    res.chat = runtime::split_chat_output(*r.chat, r.text, r.seed);
+    res.chat = runtime::split_chat_output(*r.chat, r.text, r.tool_call_id_seed);
     res.usage.reasoning_tokens = runtime::thinking_block_tokens(*r.chat, r.generated, *tok_);
     // DESIGN.md section 8: the branch the output took, from what it holds (thinking is neither).
     if (res.constraint)

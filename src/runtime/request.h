@@ -62,6 +62,7 @@ struct Request {
   std::vector<int32_t> prompt;
   RequestOptions options;
   uint64_t seed = 0;
+  uint64_t tool_call_id_seed = 0;  // RequestOptions::tool_call_id_seed, else `seed`
   std::unique_ptr<OutputSession> session;
   StopStrings stops;
   std::optional<ChatTurn> chat;

@@ -65,9 +65,11 @@ bool ApiCall::admit() {
                               "'.",
                           "model", "model_not_found");
     select_tools_template(request, ctx_.tools_defaults);
-    // A seed of the server's choosing when the request gives none: the stream's tool-call ids are
-    // a function of it, as in the final result.
+    // A seed of the server's choosing when the request gives none, and tool-call ids of their own
+    // for every request (a fixed seed would repeat them turn after turn); the stream's ids are the
+    // final result's.
     if (!request.options.sampling.seed) request.options.sampling.seed = fresh_seed();
+    request.options.tool_call_id_seed = fresh_seed();
     if (request.options.constraint || request.options.tool_choice) request.options.phase_timings = true;
   } catch (const api::ApiError& e) {
     error_ = e;

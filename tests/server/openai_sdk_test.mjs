@@ -107,8 +107,11 @@ async function streamsMatchNonStreamed(client) {
     const whole = await client.chat.completions.create(body);
     const final = await client.chat.completions.stream(body).finalChatCompletion();
     // (The SDK adds parsed_arguments for strict tools; the wire fields are compared.)
-    const wire = (calls) => (calls ?? []).map((c) => ({ id: c.id, type: c.type, name: c.function.name, arguments: c.function.arguments }));
+    // Call ids are drawn per request (a fixed seed must not repeat them across an agent's turns).
+    const wire = (calls) => (calls ?? []).map((c) => ({ type: c.type, name: c.function.name, arguments: c.function.arguments }));
     t.equal(wire(final.choices[0].message.tool_calls), wire(whole.choices[0].message.tool_calls), "streamed tool calls rebuild the non-streamed ones");
+    const ids = [...(final.choices[0].message.tool_calls ?? []), ...(whole.choices[0].message.tool_calls ?? [])].map((c) => c.id);
+    t.equal(new Set(ids).size, ids.length, "two requests with the same seed get call ids of their own");
     t.equal(final.choices[0].finish_reason, whole.choices[0].finish_reason, "same finish reason for tool calls");
   }
 }
