@@ -1,5 +1,5 @@
 // `ninfer bench server`: what the HTTP server adds over the Engine API, in one process and one run:
-// the same streamed chat request in-process and over loopback HTTP (time to first token and time
+// the same streamed completion in-process and over loopback HTTP (time to first token and time
 // per token, medians over alternating repeats), and streaming throughput at several concurrencies.
 #pragma once
 
