@@ -190,7 +190,10 @@ void HttpConnection::handle(Request request) {
     const api::Json body = {{"object", "list"}, {"data", api::Json::array({model})}};
     return respond(200, "application/json", body.dump(), path);
   }
-  respond_error(404, api::ApiProtocol::OpenAIChat,
+  // Under /v1/messages an Anthropic client is asking (count_tokens, batches): answer in its shape.
+  const api::ApiProtocol shape =
+      path.rfind("/v1/messages", 0) == 0 ? api::ApiProtocol::AnthropicMessages : api::ApiProtocol::OpenAIChat;
+  respond_error(404, shape,
                 api::ApiError(404, "invalid_request_error", "Unknown endpoint: " + std::string(request.method_string()) +
                                                                 " " + path + ".",
                               "", "unknown_url"),
