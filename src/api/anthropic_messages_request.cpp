@@ -7,6 +7,7 @@
 #include "api/anthropic_messages_content.h"
 #include "api/anthropic_messages_tools.h"
 #include "api/body_constraint.h"
+#include "api/one_constraint_source.h"
 
 namespace ninfer::api {
 namespace {
@@ -112,22 +113,10 @@ std::optional<BodyConstraint> map_output_config(const Field& config) {
 
 // output_config.format, output_format or structured_outputs: one source (DESIGN.md section 3).
 std::optional<BodyConstraint> map_body_constraint(const Field& body) {
-  std::optional<BodyConstraint> out;
-  // In the order the request wrote them, so that the second source is the one named.
-  for (const auto& [key, value] : body.json().items()) {
-    if (value.is_null()) continue;
-    std::optional<BodyConstraint> next;
-    if (key == "output_config") next = map_output_config(body.member(key));
-    else if (key == "output_format") next = json_schema_format(body.member(key));
-    else if (key == "structured_outputs") next = map_structured_outputs(body.member(key));
-    if (!next) continue;
-    if (out)
-      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
-                                             out->param + "' already sets one.",
-                            "conflicting_parameters");
-    out = std::move(next);
-  }
-  return out;
+  const auto output_format = [](const Field& f) { return std::optional(json_schema_format(f)); };
+  return one_constraint_source(body, {{"output_config", map_output_config},
+                                      {"output_format", output_format},
+                                      {"structured_outputs", map_structured_outputs}});
 }
 
 std::string template_context(const Json& messages, const AnthropicTools& tools, bool add_generation_prompt,

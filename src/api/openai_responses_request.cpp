@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "api/body_constraint.h"
+#include "api/one_constraint_source.h"
 #include "api/openai_responses_input.h"
 #include "api/openai_responses_tools.h"
 #include "api/sampling_fields.h"
@@ -83,20 +84,8 @@ std::optional<BodyConstraint> map_text(const Field& text, ResponsesEcho& echo) {
 
 // The body constraint: text.format or structured_outputs, never both (DESIGN.md section 3).
 std::optional<BodyConstraint> map_body_constraint(const Field& body, ResponsesEcho& echo) {
-  std::optional<BodyConstraint> out;
-  // In the order the request wrote them, so that the second source is the one named.
-  for (const auto& [key, value] : body.json().items()) {
-    std::optional<BodyConstraint> next;
-    if (key == "text" && !value.is_null()) next = map_text(body.member(key), echo);
-    else if (key == "structured_outputs" && !value.is_null()) next = map_structured_outputs(body.member(key));
-    if (!next) continue;
-    if (out)
-      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
-                                             out->param + "' already sets one.",
-                            "conflicting_parameters");
-    out = std::move(next);
-  }
-  return out;
+  return one_constraint_source(body, {{"text", [&echo](const Field& text) { return map_text(text, echo); }},
+                                      {"structured_outputs", map_structured_outputs}});
 }
 
 // reasoning {effort, summary}: effort "none" turns the template's thinking off; any other effort
