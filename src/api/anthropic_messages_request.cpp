@@ -8,6 +8,7 @@
 #include "api/anthropic_messages_tools.h"
 #include "api/body_constraint.h"
 #include "api/one_constraint_source.h"
+#include "api/request_conflicts.h"
 
 namespace ninfer::api {
 namespace {
@@ -164,29 +165,9 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
   if (auto f = body.optional_member("tool_call_format"))
     chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
 
-  if (auto constraint = map_body_constraint(body)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to {\"type\": \"none\"} or drop the "
-                                                   "tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  // A stop sequence could cut a guaranteed output short (DESIGN.md section 3); the tool-call wrapper
-  // of active tools is such a constraint too.
-  if (!req.options.stop.empty() && (req.options.constraint || tools.active()))
-    throw invalid_request("stop_sequences",
-                          std::string("Invalid 'stop_sequences': stop sequences cannot be combined with ") +
-                              (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
-                                                      : std::string("active tools")) +
-                              ", which a stop sequence could cut short.",
-                          "conflicting_parameters");
+  const ConflictWording wording{.stop_field = "stop_sequences", .stop_noun = "stop sequence",
+                                .none_choice = R"({"type": "none"})"};
+  apply_body_constraint(map_body_constraint(body), tools.active(), wording, req);
   req.prompt.chat_prompt = std::move(chat);
   return req;
 }

@@ -8,6 +8,7 @@
 #include "api/openai_request_common.h"
 #include "api/openai_chat_messages.h"
 #include "api/openai_chat_tools.h"
+#include "api/request_conflicts.h"
 
 namespace ninfer::api {
 namespace {
@@ -124,34 +125,7 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
   if (auto f = body.optional_member("tool_call_format"))
     chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
 
-  if (auto constraint = map_openai_body_constraint(body)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to \"none\" or drop the tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  // A stop string could cut a guaranteed output short of its constraint (DESIGN.md section 3); the
-  // tool-call wrapper of active tools is such a constraint too.
-  if (!req.options.stop.empty() && (req.options.constraint || tools.active()))
-    throw invalid_request("stop", std::string("Invalid 'stop': stop strings cannot be combined with ") +
-                                      (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
-                                                              : std::string("active tools")) +
-                                      ", which a stop string could cut short.",
-                          "conflicting_parameters");
-
-  // Sampling past EOS (benchmarks) would run a guaranteed output past its end.
-  if (req.options.ignore_eos && (req.options.constraint || tools.active()))
-    throw invalid_request("ignore_eos",
-                          "Invalid 'ignore_eos': it cannot be combined with an output constraint or active tools.",
-                          "conflicting_parameters");
-
+  apply_body_constraint(map_openai_body_constraint(body), tools.active(), ConflictWording{}, req);
   req.prompt.chat_prompt = std::move(chat);
   return req;
 }

@@ -5,6 +5,7 @@
 #include "api/openai_chat_response.h"
 #include "api/openai_request_common.h"
 #include "api/random_id.h"
+#include "api/request_conflicts.h"
 #include "api/result_json.h"
 #include "api/utf8_text.h"
 
@@ -157,18 +158,7 @@ std::unique_ptr<ApiExchange> map_openai_completions_request(const Json& json, co
   map_openai_request_options(body, d, req.options);
   map_prompt(body.required_member("prompt"), req.prompt);
 
-  if (auto constraint = map_openai_body_constraint(body)) {
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  if (!req.options.stop.empty() && req.options.constraint)
-    throw invalid_request("stop",
-                          "Invalid 'stop': stop strings cannot be combined with an output constraint ('" +
-                              req.constraint_param + "'), which a stop string could cut short.",
-                          "conflicting_parameters");
-  if (req.options.ignore_eos && req.options.constraint)
-    throw invalid_request("ignore_eos", "Invalid 'ignore_eos': it cannot be combined with an output constraint.",
-                          "conflicting_parameters");
+  apply_body_constraint(map_openai_body_constraint(body), false, ConflictWording{.has_tools = false}, req);
 
   CompletionIds ids{random_hex_id("cmpl-"), unix_seconds_now(), req.model.empty() ? defaults.served_model : req.model};
   return std::make_unique<CompletionsExchange>(std::move(req), std::move(ids));

@@ -8,6 +8,7 @@
 #include "api/one_constraint_source.h"
 #include "api/openai_responses_input.h"
 #include "api/openai_responses_tools.h"
+#include "api/request_conflicts.h"
 #include "api/sampling_fields.h"
 
 namespace ninfer::api {
@@ -190,19 +191,8 @@ ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& de
   if (auto f = body.optional_member("tool_call_format"))
     chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
 
-  if (auto constraint = map_body_constraint(body, echo)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to \"none\" or drop the tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    ro.constraint = std::move(constraint->constraint);
-  }
+  // Responses has no stop strings or ignore_eos: only a free-form constraint with tools can conflict.
+  apply_body_constraint(map_body_constraint(body, echo), tools.active(), ConflictWording{}, req);
   req.prompt.chat_prompt = std::move(chat);
   return out;
 }
