@@ -9,6 +9,7 @@
 #include "api/body_constraint.h"
 #include "api/one_constraint_source.h"
 #include "api/request_conflicts.h"
+#include "api/template_context.h"
 
 namespace ninfer::api {
 namespace {
@@ -120,15 +121,6 @@ std::optional<BodyConstraint> map_body_constraint(const Field& body) {
                                       {"structured_outputs", map_structured_outputs}});
 }
 
-std::string template_context(const Json& messages, const AnthropicTools& tools, bool add_generation_prompt,
-                             std::optional<bool> enable_thinking) {
-  std::string out = "{\"messages\":" + messages.dump();
-  if (!tools.tools.is_null()) out += ",\"tools\":" + tools.tools.dump();
-  out += add_generation_prompt ? ",\"add_generation_prompt\":true" : ",\"add_generation_prompt\":false";
-  if (enable_thinking) out += *enable_thinking ? ",\"enable_thinking\":true" : ",\"enable_thinking\":false";
-  return out + "}";
-}
-
 ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
   if (!json.is_object())
     throw ApiError(400, "invalid_request_error",
@@ -150,7 +142,7 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
 
   const Field messages = body.required_member("messages");
   const AnthropicConversation conv = map_anthropic_messages(body.optional_member("system"), messages);
-  ChatPromptInput chat;
+  ChatPromptInput chat = default_chat_prompt(defaults);
   chat.continue_final_message = conv.ends_with_assistant;
   // A prefill is continued, and text cannot continue a turn that already ended in tool calls.
   if (conv.ends_with_assistant && conv.messages.back().contains("tool_calls")) {
@@ -158,12 +150,11 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
     content.fail("Invalid '" + content.path() + "': a final assistant message is continued (prefill), so it cannot end "
                  "with tool_use blocks; send their tool_result blocks in a user message.");
   }
-  chat.context_json = template_context(conv.messages, tools, !conv.ends_with_assistant, enable_thinking);
-  chat.template_source = defaults.template_source;
-  chat.bos_token = defaults.bos_token;
-  chat.eos_token = defaults.eos_token;
-  if (auto f = body.optional_member("tool_call_format"))
-    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+  TemplateContextWriter context(conv.messages, tools.tools.is_null() ? nullptr : &tools.tools,
+                                !conv.ends_with_assistant);
+  if (enable_thinking) context.add("enable_thinking", *enable_thinking);
+  chat.context_json = context.finish();
+  map_tool_call_format(body, chat);
 
   const ConflictWording wording{.stop_field = "stop_sequences", .stop_noun = "stop sequence",
                                 .none_choice = R"({"type": "none"})"};

@@ -10,6 +10,7 @@
 #include "api/openai_responses_tools.h"
 #include "api/request_conflicts.h"
 #include "api/sampling_fields.h"
+#include "api/template_context.h"
 
 namespace ninfer::api {
 namespace {
@@ -110,27 +111,17 @@ bool map_reasoning(const Field& body, ResponsesEcho& echo) {
 // The chat template's variables as JSON text: messages, tools, add_generation_prompt, the
 // chat_template_kwargs, and enable_thinking=false for reasoning effort "none".
 std::string template_context(const Json& messages, const ResponsesTools& tools, bool thinking_off, const Field& body) {
-  std::string out = "{\"messages\":" + messages.dump();
-  if (!tools.template_tools.is_null()) out += ",\"tools\":" + tools.template_tools.dump();
-  out += ",\"add_generation_prompt\":true";
+  TemplateContextWriter context(messages, tools.template_tools.is_null() ? nullptr : &tools.template_tools, true);
   bool thinking_set = false;
-  if (auto kwargs = body.optional_member("chat_template_kwargs")) {
-    for (const auto& [key, value] : kwargs->object().items()) {
-      const Field f = kwargs->member(key);
-      if (key == "messages" || key == "tools" || key == "add_generation_prompt")
-        f.fail("Invalid '" + f.path() + "': set '" + key + "' with the request's own fields, not through "
-               "chat_template_kwargs.");
-      if (key == "enable_thinking" && thinking_off) {
-        if (value != Json(false))
-          f.fail("Invalid '" + f.path() + "': it contradicts 'reasoning.effort' \"none\", which turns thinking off.",
-                 "conflicting_parameters");
-        thinking_set = true;
-      }
-      out += "," + Json(key).dump() + ":" + value.dump();
-    }
-  }
-  if (thinking_off && !thinking_set) out += ",\"enable_thinking\":false";
-  return out + "}";
+  add_chat_template_kwargs(body, "the request's own fields", context, [&](const std::string& key, const Field& f) {
+    if (key != "enable_thinking" || !thinking_off) return;
+    if (f.json() != Json(false))
+      f.fail("Invalid '" + f.path() + "': it contradicts 'reasoning.effort' \"none\", which turns thinking off.",
+             "conflicting_parameters");
+    thinking_set = true;
+  });
+  if (thinking_off && !thinking_set) context.add("enable_thinking", false);
+  return context.finish();
 }
 
 ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
@@ -183,13 +174,9 @@ ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& de
   if (instructions) echo.instructions = instructions->string();
   const Json messages = map_responses_input(body.required_member("input"), instructions);
 
-  ChatPromptInput chat;
+  ChatPromptInput chat = default_chat_prompt(defaults);
   chat.context_json = template_context(messages, tools, thinking_off, body);
-  chat.template_source = defaults.template_source;
-  chat.bos_token = defaults.bos_token;
-  chat.eos_token = defaults.eos_token;
-  if (auto f = body.optional_member("tool_call_format"))
-    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+  map_tool_call_format(body, chat);
 
   // Responses has no stop strings or ignore_eos: only a free-form constraint with tools can conflict.
   apply_body_constraint(map_body_constraint(body, echo), tools.active(), ConflictWording{}, req);
