@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "api/openai_chat_response.h"
+#include "api/openai_chunks.h"
 #include "api/openai_request_common.h"
 #include "api/random_id.h"
 #include "api/request_conflicts.h"
@@ -74,45 +75,20 @@ std::string finish_reason(const GenerationResult& result, const ChatRequest& req
 
 class CompletionsStream : public ProtocolStream {
  public:
-  CompletionsStream(const ChatRequest& request, CompletionIds ids) : request_(request), ids_(std::move(ids)) {}
+  CompletionsStream(const ChatRequest& request, CompletionIds ids)
+      : request_(request), chunks_("text_completion", std::move(ids), request.include_usage) {}
   void open(std::vector<SseEvent>&) override {}
   void delta(const ChatDelta& d, std::vector<SseEvent>& out) override {
-    if (d.kind == ChatDelta::Kind::Content && !d.text.empty()) out.push_back(chunk(d.text, nullptr));
+    if (d.kind == ChatDelta::Kind::Content && !d.text.empty()) out.push_back(chunks_.chunk("text", valid_utf8(d.text)));
   }
   void finish(const GenerationResult& result, std::vector<SseEvent>& out) override {
-    Json last = chunk_json("", finish_reason(result, request_));
-    if (request_.include_usage) {
-      out.push_back({"", last.dump()});
-      last = base();
-      last["choices"] = Json::array();
-      last["usage"] = openai_usage(result.usage);
-    }
-    last["constraint"] = result.constraint ? Json(constraint_report_json(*result.constraint)) : Json(nullptr);
-    out.push_back({"", last.dump(-1, ' ', false, Json::error_handler_t::replace)});
-    out.push_back({"", "[DONE]"});
+    chunks_.finish("text", "", finish_reason(result, request_), result, out);
   }
-  void fail(const ApiError& error, std::vector<SseEvent>& out) override {
-    out.push_back({"", openai_error_json(error).dump(-1, ' ', false, Json::error_handler_t::replace)});
-    out.push_back({"", "[DONE]"});
-  }
+  void fail(const ApiError& error, std::vector<SseEvent>& out) override { OpenAIChunks::fail(error, out); }
 
  private:
-  Json base() const {
-    return {{"id", ids_.id}, {"object", "text_completion"}, {"created", ids_.created}, {"model", ids_.model}};
-  }
-  Json chunk_json(const std::string& text, Json finish) const {
-    Json j = base();
-    j["choices"] = Json::array(
-        {{{"index", 0}, {"text", valid_utf8(text)}, {"logprobs", nullptr}, {"finish_reason", std::move(finish)}}});
-    if (request_.include_usage) j["usage"] = nullptr;
-    return j;
-  }
-  SseEvent chunk(const std::string& text, Json finish) const {
-    return {"", chunk_json(text, std::move(finish)).dump(-1, ' ', false, Json::error_handler_t::replace)};
-  }
-
   const ChatRequest& request_;
-  CompletionIds ids_;
+  OpenAIChunks chunks_;
 };
 
 class CompletionsExchange : public ApiExchange {
