@@ -127,7 +127,10 @@ void user_turn(const Field& content, Json& out) {
 
 AnthropicConversation map_anthropic_messages(const std::optional<Field>& system, const Field& messages) {
   AnthropicConversation conv;
-  if (system) conv.messages.push_back({{"role", "system"}, {"content", text_of(*system, "in 'system'")}});
+  if (system) {
+    conv.messages.push_back({{"role", "system"}, {"content", text_of(*system, "in 'system'")}});
+    conv.paths.push_back(system->path());
+  }
   if (messages.array().empty())
     messages.fail("Invalid '" + messages.path() + "': empty array. Expected an array with at least one message.",
                   "empty_array");
@@ -140,6 +143,7 @@ AnthropicConversation map_anthropic_messages(const std::optional<Field>& system,
     if (role == "assistant") conv.messages.push_back(assistant_turn(content));
     else user_turn(content, conv.messages);
     conv.ends_with_assistant = role == "assistant";
+    conv.paths.resize(conv.messages.size(), m.path());
   }
   return conv;
 }

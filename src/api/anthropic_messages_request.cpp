@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "api/anthropic_error.h"
 #include "api/anthropic_messages_content.h"
 #include "api/anthropic_messages_tools.h"
 #include "api/body_constraint.h"
@@ -132,6 +133,9 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
   check_ignored(body);
 
   ChatRequest req;
+  // Engine errors name the template's OpenAI fields; these put them in the request's own terms.
+  req.translate_param = anthropic_param;
+  req.translate_message = anthropic_field_path;
   req.model = body.required_member("model").string();
   if (auto f = body.optional_member("stream")) req.stream = f->boolean();
   map_sampling(body, req.options);
@@ -142,6 +146,7 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
 
   const Field messages = body.required_member("messages");
   const AnthropicConversation conv = map_anthropic_messages(body.optional_member("system"), messages);
+  req.message_paths = conv.paths;
   ChatPromptInput chat = default_chat_prompt(defaults);
   chat.continue_final_message = conv.ends_with_assistant;
   // A prefill is continued, and text cannot continue a turn that already ended in tool calls.

@@ -181,6 +181,35 @@ TEST(AnthropicError, OpenAiNamedFieldsOfTheEngineBecomeAnthropicsFields) {
   EXPECT_EQ(anthropic_param("messages[2].content"), "messages[2].content");
 }
 
+TEST(AnthropicError, EngineMessagesNameTheAnthropicToolFieldsToo) {
+  const ChatRequest r = accept_anthropic(anthropic_with(R"("tools":[{"name":"a","input_schema":{"type":"object"}}])"));
+  const RequestError bad = RequestError(RequestErrorKind::InvalidTools, "tools[0].function.name must be a string")
+                               .at_param("tools[0].function.name");
+  const ApiError e = from_request_error(bad, r);
+  EXPECT_EQ(e.param, "tools[0].name");
+  EXPECT_EQ(e.message, "tools[0].name must be a string");
+  EXPECT_EQ(anthropic_error_json(e)["error"]["message"], "tools[0].name must be a string");
+}
+
+TEST(AnthropicError, AnEngineErrorAboutATemplateMessageNamesTheRequestMessageItCameFrom) {
+  // Template messages: system, user text, tool message (from messages[1]'s tool_result), assistant.
+  const ChatRequest r = accept_anthropic(
+      R"({"model":"m","max_tokens":8,"system":"be brief","messages":[)"
+      R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}}]},)"
+      R"({"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t1"}]},)"
+      R"({"role":"assistant","content":"so"}],"tools":[{"name":"a","input_schema":{"type":"object"}}]})");
+  const RequestError cont = RequestError(RequestErrorKind::InvalidContinuation, "the content must be a string")
+                                .at_param("messages[4].content");
+  EXPECT_EQ(from_request_error(cont, r).param, "messages[2].content");
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[0]"), r).param,
+            "system");
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[3]"), r).param,
+            "messages[1]");
+  // An index past the template's messages stays as the Engine wrote it.
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[9]"), r).param,
+            "messages[9]");
+}
+
 TEST(AnthropicError, ABodySchemaErrorNamesTheOutputConfigSchemaDownToTheKeyword) {
   const ChatRequest r = accept_anthropic(anthropic_with(
       R"("output_config":{"format":{"type":"json_schema","schema":{"type":"object","properties":{"age":{"minimum":"x"}}}}})"));
