@@ -6,26 +6,17 @@
 #include "api/anthropic_messages_exchange.h"
 #include "api/anthropic_messages_response.h"
 #include "api/engine_errors.h"
+#include "result_test_support.h"
 
 namespace ninfer::api {
 namespace {
 
 using testing::accept_anthropic;
 using testing::anthropic_with;
-
-PreparedPrompt chat_prompt() {
-  PreparedPrompt p;
-  p.chat = true;
-  return p;
-}
+using testing::chat_prompt;
 
 GenerationResult chat_result(ChatOutput out, FinishReason finish = FinishReason::Stop) {
-  GenerationResult r;
-  r.finish_reason = finish;
-  r.text = out.reasoning + out.content;
-  r.chat = std::move(out);
-  r.usage = {12, 5};
-  return r;
+  return testing::finished_chat(std::move(out), finish, {12, 5});
 }
 
 Json message(const GenerationResult& r, const std::string& extra = "") {
