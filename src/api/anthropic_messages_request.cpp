@@ -123,11 +123,7 @@ std::optional<BodyConstraint> map_body_constraint(const Field& body) {
 }
 
 ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
   check_ignored(body);

@@ -118,11 +118,7 @@ class CompletionsExchange : public ApiExchange {
 }  // namespace
 
 std::unique_ptr<ApiExchange> map_openai_completions_request(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
 
