@@ -33,6 +33,14 @@ ApiError reject_with(Map map, const std::string& body, const ChatRequestDefaults
   return ApiError(0, "", "");
 }
 
+// A 400 at `param` with `code`, as a rejection table expects; `what` names the case.
+inline void expect_rejected_at(const ApiError& e, const std::string& param, const std::string& code,
+                               const std::string& what) {
+  EXPECT_EQ(e.status, 400) << what;
+  EXPECT_EQ(e.param, param) << what << ": " << e.message;
+  EXPECT_EQ(e.code, code) << what << ": " << e.message;
+}
+
 // `body` (a JSON object's text) with `extra` members added (members without braces).
 inline std::string with_members(std::string body, const std::string& extra) {
   if (!extra.empty()) body.insert(body.size() - 1, "," + extra);
