@@ -68,8 +68,8 @@ std::string anthropic_param(const std::string& param) {
 }
 
 Json anthropic_error_json(const ApiError& error) {
-  std::string message = anthropic_field_path(error.message);
-  const std::string param = anthropic_param(error.param);
+  std::string message = error.message;
+  const std::string& param = error.param;
   if (!param.empty() && message.find(param) == std::string::npos) message = param + ": " + message;
   return {{"type", "error"}, {"error", {{"type", anthropic_error_type(error.status)}, {"message", message}}}};
 }

@@ -1,7 +1,8 @@
 // ApiError -> Anthropic's error object, {"type": "error", "error": {"type", "message"}}, for
 // responses and for the stream's `error` event. Anthropic has no `param`, so the field path leads
-// the message ("tools[0].input_schema.properties.x: ..."). Engine errors about tools name the
-// template's OpenAI shape (tools[i].function.parameters); they are written back in the Anthropic
+// the message ("tools[0].input_schema.properties.x: ..."). Engine errors name the template's OpenAI
+// shape (tools[i].function.parameters); the Anthropic mapping sets ChatRequest::translate_param and
+// translate_message to the rewriting below, so that engine_errors builds them in the Anthropic
 // request's own terms (tools[i].input_schema).
 #pragma once
 
@@ -18,13 +19,13 @@ namespace ninfer::api {
 // other 5xx api_error.
 const char* anthropic_error_type(int status);
 
-// A path into the template's tools rewritten as the Anthropic request wrote it:
+// Paths into the template's tools, anywhere in `text`, rewritten as the Anthropic request wrote them:
 // tools[i].function.parameters -> tools[i].input_schema, tools[i].function.name -> tools[i].name,
 // tool_choice.function.name -> tool_choice.name. Other text is unchanged.
 std::string anthropic_field_path(const std::string& text);
 
-// An ApiError's param in the Anthropic request's terms: the OpenAI-named fields the Engine and
-// from_exception use (stop, thinking_token_budget, continue_final_message) become Anthropic's
+// A param the Engine or from_exception reports, in the Anthropic request's terms: the OpenAI-named
+// fields they use (stop, thinking_token_budget, continue_final_message) become Anthropic's
 // (stop_sequences, thinking.budget_tokens, messages), and tool paths as anthropic_field_path.
 std::string anthropic_param(const std::string& param);
 

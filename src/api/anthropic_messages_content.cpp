@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "api/content_parts.h"
+
 namespace ninfer::api {
 namespace {
 
@@ -28,18 +30,10 @@ const std::string& text_block(const Field& block) {
 
 // A string, or an array of text blocks joined with "\n" (system prompts, tool results).
 std::string text_of(const Field& content, const std::string& where) {
-  if (content.json().is_string()) return content.string();
-  if (!content.json().is_array()) content.fail_type("a string or an array of text blocks");
-  std::string text;
-  for (size_t j = 0; j < content.json().size(); ++j) {
-    const Field block = content.element(j);
-    block.object();
-    const Field type = block.required_member("type");
+  return joined_content_text(content, "a string or an array of text blocks", [&](const Field& block, const Field& type) {
     if (type.string() != "text") reject_block_type(type, where);
-    if (j > 0) text += "\n";
-    text += text_block(block);
-  }
-  return text;
+    return text_block(block);
+  });
 }
 
 void append_text(Json& message, const std::string& text) {
@@ -77,14 +71,10 @@ Json assistant_turn(const Field& content) {
     out["content"] = content.string();
     return out;
   }
-  if (!content.json().is_array()) content.fail_type("a string or an array of content blocks");
   std::string reasoning;
   bool has_reasoning = false;
   Json calls = Json::array();
-  for (size_t j = 0; j < content.json().size(); ++j) {
-    const Field block = content.element(j);
-    block.object();
-    const Field type = block.required_member("type");
+  for_each_content_part(content, "a string or an array of content blocks", [&](const Field& block, const Field& type) {
     const std::string& kind = type.string();
     if (kind == "text") {
       append_text(out, text_block(block));
@@ -100,7 +90,7 @@ Json assistant_turn(const Field& content) {
     } else {
       reject_block_type(type, "in assistant messages");
     }
-  }
+  });
   if (has_reasoning) out["reasoning_content"] = reasoning;
   if (!calls.empty()) out["tool_calls"] = std::move(calls);
   return out;
@@ -112,12 +102,8 @@ void user_turn(const Field& content, Json& out) {
     out.push_back({{"role", "user"}, {"content", content.string()}});
     return;
   }
-  if (!content.json().is_array()) content.fail_type("a string or an array of content blocks");
   bool open_text = false;  // the last message pushed is this turn's text, to be continued
-  for (size_t j = 0; j < content.json().size(); ++j) {
-    const Field block = content.element(j);
-    block.object();
-    const Field type = block.required_member("type");
+  for_each_content_part(content, "a string or an array of content blocks", [&](const Field& block, const Field& type) {
     const std::string& kind = type.string();
     if (kind == "text") {
       const std::string& text = text_block(block);
@@ -133,7 +119,7 @@ void user_turn(const Field& content, Json& out) {
     } else {
       reject_block_type(type, "in user messages");
     }
-  }
+  });
   if (content.json().empty()) out.push_back({{"role", "user"}, {"content", ""}});
 }
 
@@ -141,7 +127,10 @@ void user_turn(const Field& content, Json& out) {
 
 AnthropicConversation map_anthropic_messages(const std::optional<Field>& system, const Field& messages) {
   AnthropicConversation conv;
-  if (system) conv.messages.push_back({{"role", "system"}, {"content", text_of(*system, "in 'system'")}});
+  if (system) {
+    conv.messages.push_back({{"role", "system"}, {"content", text_of(*system, "in 'system'")}});
+    conv.paths.push_back(system->path());
+  }
   if (messages.array().empty())
     messages.fail("Invalid '" + messages.path() + "': empty array. Expected an array with at least one message.",
                   "empty_array");
@@ -154,6 +143,7 @@ AnthropicConversation map_anthropic_messages(const std::optional<Field>& system,
     if (role == "assistant") conv.messages.push_back(assistant_turn(content));
     else user_turn(content, conv.messages);
     conv.ends_with_assistant = role == "assistant";
+    conv.paths.resize(conv.messages.size(), m.path());
   }
   return conv;
 }

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "api/request_field.h"
 
@@ -19,6 +21,9 @@ namespace ninfer::api {
 
 struct AnthropicConversation {
   Json messages = Json::array();  // the template's messages
+  // The request field each template message came from ("system", "messages[2]"): a system message
+  // comes first and a turn's tool_results are messages of their own, so the indices differ.
+  std::vector<std::string> paths;
   // The request ends with an assistant turn: Anthropic's prefill, which the response continues.
   bool ends_with_assistant = false;
 };

@@ -4,9 +4,13 @@
 #include <optional>
 #include <string>
 
+#include "api/anthropic_error.h"
 #include "api/anthropic_messages_content.h"
 #include "api/anthropic_messages_tools.h"
 #include "api/body_constraint.h"
+#include "api/one_constraint_source.h"
+#include "api/request_conflicts.h"
+#include "api/template_context.h"
 
 namespace ninfer::api {
 namespace {
@@ -112,44 +116,22 @@ std::optional<BodyConstraint> map_output_config(const Field& config) {
 
 // output_config.format, output_format or structured_outputs: one source (DESIGN.md section 3).
 std::optional<BodyConstraint> map_body_constraint(const Field& body) {
-  std::optional<BodyConstraint> out;
-  // In the order the request wrote them, so that the second source is the one named.
-  for (const auto& [key, value] : body.json().items()) {
-    if (value.is_null()) continue;
-    std::optional<BodyConstraint> next;
-    if (key == "output_config") next = map_output_config(body.member(key));
-    else if (key == "output_format") next = json_schema_format(body.member(key));
-    else if (key == "structured_outputs") next = map_structured_outputs(body.member(key));
-    if (!next) continue;
-    if (out)
-      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
-                                             out->param + "' already sets one.",
-                            "conflicting_parameters");
-    out = std::move(next);
-  }
-  return out;
-}
-
-std::string template_context(const Json& messages, const AnthropicTools& tools, bool add_generation_prompt,
-                             std::optional<bool> enable_thinking) {
-  std::string out = "{\"messages\":" + messages.dump();
-  if (!tools.tools.is_null()) out += ",\"tools\":" + tools.tools.dump();
-  out += add_generation_prompt ? ",\"add_generation_prompt\":true" : ",\"add_generation_prompt\":false";
-  if (enable_thinking) out += *enable_thinking ? ",\"enable_thinking\":true" : ",\"enable_thinking\":false";
-  return out + "}";
+  const auto output_format = [](const Field& f) { return std::optional(json_schema_format(f)); };
+  return one_constraint_source(body, {{"output_config", map_output_config},
+                                      {"output_format", output_format},
+                                      {"structured_outputs", map_structured_outputs}});
 }
 
 ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
   check_ignored(body);
 
   ChatRequest req;
+  // Engine errors name the template's OpenAI fields; these put them in the request's own terms.
+  req.translate_param = anthropic_param;
+  req.translate_message = anthropic_field_path;
   req.model = body.required_member("model").string();
   if (auto f = body.optional_member("stream")) req.stream = f->boolean();
   map_sampling(body, req.options);
@@ -160,7 +142,8 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
 
   const Field messages = body.required_member("messages");
   const AnthropicConversation conv = map_anthropic_messages(body.optional_member("system"), messages);
-  ChatPromptInput chat;
+  req.message_paths = conv.paths;
+  ChatPromptInput chat = default_chat_prompt(defaults);
   chat.continue_final_message = conv.ends_with_assistant;
   // A prefill is continued, and text cannot continue a turn that already ended in tool calls.
   if (conv.ends_with_assistant && conv.messages.back().contains("tool_calls")) {
@@ -168,36 +151,15 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
     content.fail("Invalid '" + content.path() + "': a final assistant message is continued (prefill), so it cannot end "
                  "with tool_use blocks; send their tool_result blocks in a user message.");
   }
-  chat.context_json = template_context(conv.messages, tools, !conv.ends_with_assistant, enable_thinking);
-  chat.template_source = defaults.template_source;
-  chat.bos_token = defaults.bos_token;
-  chat.eos_token = defaults.eos_token;
-  if (auto f = body.optional_member("tool_call_format"))
-    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+  TemplateContextWriter context(conv.messages, tools.tools.is_null() ? nullptr : &tools.tools,
+                                !conv.ends_with_assistant);
+  if (enable_thinking) context.add("enable_thinking", *enable_thinking);
+  chat.context_json = context.finish();
+  map_tool_call_format(body, chat);
 
-  if (auto constraint = map_body_constraint(body)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to {\"type\": \"none\"} or drop the "
-                                                   "tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  // A stop sequence could cut a guaranteed output short (DESIGN.md section 3); the tool-call wrapper
-  // of active tools is such a constraint too.
-  if (!req.options.stop.empty() && (req.options.constraint || tools.active()))
-    throw invalid_request("stop_sequences",
-                          std::string("Invalid 'stop_sequences': stop sequences cannot be combined with ") +
-                              (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
-                                                      : std::string("active tools")) +
-                              ", which a stop sequence could cut short.",
-                          "conflicting_parameters");
+  const ConflictWording wording{.stop_field = "stop_sequences", .stop_noun = "stop sequence",
+                                .none_choice = R"({"type": "none"})"};
+  apply_body_constraint(map_body_constraint(body), tools.active(), wording, req);
   req.prompt.chat_prompt = std::move(chat);
   return req;
 }

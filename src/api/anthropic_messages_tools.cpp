@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "api/tool_choice_mapping.h"
+
 namespace ninfer::api {
 namespace {
 
@@ -42,15 +44,7 @@ ToolChoice map_tool_choice(const Field& choice, const std::vector<std::string>& 
   }
   if (type == "tool") {
     choice.only_members({"type", "name", "disable_parallel_tool_use"});
-    const Field name = choice.required_member("name");
-    bool found = false;
-    for (const auto& d : declared) found = found || d == name.string();
-    if (!found)
-      name.fail("Invalid value for '" + name.path() + "': no tool named '" + name.string() + "' is declared in 'tools'.");
-    // A named choice: exactly that tool, once (DESIGN.md section 6).
-    tc.mode = ToolChoiceMode::Required;
-    tc.allowed_names = {name.string()};
-    tc.parallel = false;
+    tc = named_tool_choice(declared_tool_name(choice.required_member("name"), declared));
   } else {
     choice.only_members({"type", "disable_parallel_tool_use"});
     tc.mode = type == "auto" ? ToolChoiceMode::Auto : ToolChoiceMode::Required;
@@ -79,13 +73,11 @@ AnthropicTools map_anthropic_tools(const Field& body) {
     if (choice && !(choice->json().is_object() && choice->json().value("type", Json()) == "none"))
       choice->fail("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
     if (choice) map_tool_choice(*choice, names);
-    if (enforcement) enforcement->one_of({"basic", "automatic"});
+    map_tool_enforcement(enforcement);
     return out;
   }
   ToolChoice tc = choice ? map_tool_choice(*choice, names) : ToolChoice{};
-  if (enforcement)
-    tc.enforcement = enforcement->one_of({"basic", "automatic"}) == "basic" ? ToolEnforcement::Basic
-                                                                             : ToolEnforcement::Automatic;
+  if (auto e = map_tool_enforcement(enforcement)) tc.enforcement = *e;
   out.tool_choice = tc;
   return out;
 }

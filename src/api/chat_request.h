@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ninfer/engine.h"
 
@@ -33,10 +34,18 @@ struct ChatRequest {
   // "structured_outputs.regex", ...; "" without one): constraint errors are reported against it.
   std::string constraint_param;
   bool request_template = false;  // the template came from the request's own `chat_template`
-  // Rewrites a field path the Engine reports in OpenAI Chat's layout ("tools[2].function.parameters.x",
-  // "tool_choice.function.name", "messages") into the layout of the protocol the request came in
-  // (Responses: "tools[2].parameters.x", "tool_choice.name", "input"); empty = Chat's own layout.
+  // How the protocol the request came in names the fields the Engine reports in OpenAI Chat's
+  // template layout. engine_errors applies them where it builds the ApiError, so that every
+  // protocol's errors name its own fields; empty = Chat's own layout.
+  // A whole param path: "tools[2].function.parameters.x" -> Responses "tools[2].parameters.x",
+  // Anthropic "tools[2].input_schema.x"; "messages" -> Responses "input".
   std::function<std::string(const std::string&)> translate_param;
+  // The same paths inside an error message's text (Anthropic has no param: the message names them).
+  std::function<std::string(const std::string&)> translate_message;
+  // The request path of each template message, where the mapping does not keep message indices
+  // (Anthropic: `system` comes first, each tool_result is a message of its own): a param
+  // "messages[k]..." becomes message_paths[k] + "...". Empty = the indices are the request's.
+  std::vector<std::string> message_paths;
 };
 
 }  // namespace ninfer::api

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/json_pointer_param.h"
 
@@ -56,8 +57,27 @@ std::string snake_case(std::string_view name) {
   return out;
 }
 
+// "messages[k]..." -> the request path of template message k, where the mapping recorded one.
+std::string request_message_path(std::string param, const std::vector<std::string>& message_paths) {
+  if (message_paths.empty() || param.rfind("messages[", 0) != 0) return param;
+  const size_t close = param.find(']');
+  if (close == std::string::npos || close == 9) return param;
+  size_t k = 0;
+  for (size_t i = 9; i < close; ++i) {
+    if (param[i] < '0' || param[i] > '9' || k > message_paths.size()) return param;
+    k = k * 10 + static_cast<size_t>(param[i] - '0');
+  }
+  return k < message_paths.size() ? message_paths[k] + param.substr(close + 1) : param;
+}
+
 std::string in_request_layout(std::string param, const ChatRequest& request) {
-  return request.translate_param && !param.empty() ? request.translate_param(param) : param;
+  if (param.empty()) return param;
+  param = request_message_path(std::move(param), request.message_paths);
+  return request.translate_param ? request.translate_param(param) : param;
+}
+
+std::string message_in_request_layout(std::string message, const ChatRequest& request) {
+  return request.translate_message ? request.translate_message(message) : message;
 }
 
 std::string error_code(RequestErrorKind kind) {
@@ -67,6 +87,7 @@ std::string error_code(RequestErrorKind kind) {
 }
 
 ApiError from_kind(RequestErrorKind kind, std::string message, std::string param, const ChatRequest& request) {
+  message = message_in_request_layout(std::move(message), request);
   switch (kind) {
     case RequestErrorKind::Overloaded:
     case RequestErrorKind::ShuttingDown:
@@ -108,7 +129,7 @@ ApiError from_constraint_error(const ConstraintError& e, const ChatRequest& requ
       param += json_pointer_param(e.pointer(), schema.is_null() ? nullptr : &schema);
     }
   }
-  return invalid_request(in_request_layout(std::move(param), request), e.what(),
+  return invalid_request(in_request_layout(std::move(param), request), message_in_request_layout(e.what(), request),
                          snake_case(constraint_error_kind_name(e.kind())));
 }
 

@@ -2,27 +2,21 @@
 
 #include <string>
 
+#include "api/content_parts.h"
+
 namespace ninfer::api {
 namespace {
 
 // Text content: a string, or a list of text parts joined with "\n" (vLLM's "string" content format).
 std::string message_text(const Field& content) {
-  if (content.json().is_string()) return content.string();
-  if (!content.json().is_array()) content.fail_type("a string or an array of content parts");
-  std::string text;
-  for (size_t j = 0; j < content.json().size(); ++j) {
-    const Field part = content.element(j);
-    part.object();
-    const std::string& type = part.required_member("type").string();
-    if (type != "text")
-      part.member("type").fail("Content parts of type '" + type +
-                                   "' are not supported: this server reads text only (parts of type 'text').",
-                               "unsupported_value");
+  return joined_content_text(content, "a string or an array of content parts", [](const Field& part, const Field& type) {
+    if (type.string() != "text")
+      type.fail("Content parts of type '" + type.string() +
+                    "' are not supported: this server reads text only (parts of type 'text').",
+                "unsupported_value");
     part.only_members({"type", "text"});
-    if (j > 0) text += "\n";
-    text += part.required_member("text").string();
-  }
-  return text;
+    return part.required_member("text").string();
+  });
 }
 
 Json map_tool_calls(const Field& calls) {

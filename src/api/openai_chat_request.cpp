@@ -8,6 +8,8 @@
 #include "api/openai_request_common.h"
 #include "api/openai_chat_messages.h"
 #include "api/openai_chat_tools.h"
+#include "api/request_conflicts.h"
+#include "api/template_context.h"
 
 namespace ninfer::api {
 namespace {
@@ -57,30 +59,8 @@ void check_ignored(const Field& body) {
   if (auto f = body.optional_member("safety_identifier")) f->string();
 }
 
-// The chat template's variables as JSON text: messages, tools, add_generation_prompt, then the
-// chat_template_kwargs. Written member by member, so that the tools are never copied.
-std::string template_context(const Json& messages, const ChatTools& tools, bool add_generation_prompt,
-                             const Field& body) {
-  std::string out = "{\"messages\":" + messages.dump();
-  if (tools.tools) out += ",\"tools\":" + tools.tools->dump();
-  out += add_generation_prompt ? ",\"add_generation_prompt\":true" : ",\"add_generation_prompt\":false";
-  if (auto kwargs = body.optional_member("chat_template_kwargs")) {
-    for (const auto& [key, value] : kwargs->object().items()) {
-      if (key == "messages" || key == "tools" || key == "add_generation_prompt")
-        kwargs->member(key).fail("Invalid '" + kwargs->member(key).path() + "': set '" + key +
-                                 "' with the request's own field, not through chat_template_kwargs.");
-      out += "," + Json(key).dump() + ":" + value.dump();
-    }
-  }
-  return out + "}";
-}
-
 ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
   check_ignored(body);
@@ -93,7 +73,7 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
   const ChatTools tools = map_openai_tools(body);
   req.options.tool_choice = tools.tool_choice;
 
-  ChatPromptInput chat;
+  ChatPromptInput chat = default_chat_prompt(defaults);
   bool add_generation_prompt = true;
   if (auto f = body.optional_member("add_generation_prompt")) add_generation_prompt = f->boolean();
   if (auto f = body.optional_member("continue_final_message")) chat.continue_final_message = f->boolean();
@@ -108,11 +88,10 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
       cfm.fail("Invalid value for 'continue_final_message': the final message (messages[" +
                std::to_string(messages.size() - 1) + "]) must be an assistant message to continue.");
   }
-  chat.context_json = template_context(messages, tools, add_generation_prompt, body);
+  TemplateContextWriter context(messages, tools.tools, add_generation_prompt);
+  add_chat_template_kwargs(body, "the request's own field", context);
+  chat.context_json = context.finish();
 
-  chat.template_source = defaults.template_source;
-  chat.bos_token = defaults.bos_token;
-  chat.eos_token = defaults.eos_token;
   if (auto f = body.optional_member("chat_template")) {
     if (!defaults.allow_request_template)
       f->fail("'chat_template' is not accepted by this server (it renders with its own template).",
@@ -121,37 +100,9 @@ ChatRequest map_parsed_body(const Json& json, const ChatRequestDefaults& default
     chat.template_source = f->string();
     req.request_template = true;
   }
-  if (auto f = body.optional_member("tool_call_format"))
-    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+  map_tool_call_format(body, chat);
 
-  if (auto constraint = map_openai_body_constraint(body)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to \"none\" or drop the tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  // A stop string could cut a guaranteed output short of its constraint (DESIGN.md section 3); the
-  // tool-call wrapper of active tools is such a constraint too.
-  if (!req.options.stop.empty() && (req.options.constraint || tools.active()))
-    throw invalid_request("stop", std::string("Invalid 'stop': stop strings cannot be combined with ") +
-                                      (req.options.constraint ? "an output constraint ('" + req.constraint_param + "')"
-                                                              : std::string("active tools")) +
-                                      ", which a stop string could cut short.",
-                          "conflicting_parameters");
-
-  // Sampling past EOS (benchmarks) would run a guaranteed output past its end.
-  if (req.options.ignore_eos && (req.options.constraint || tools.active()))
-    throw invalid_request("ignore_eos",
-                          "Invalid 'ignore_eos': it cannot be combined with an output constraint or active tools.",
-                          "conflicting_parameters");
-
+  apply_body_constraint(map_openai_body_constraint(body), tools.active(), ConflictWording{}, req);
   req.prompt.chat_prompt = std::move(chat);
   return req;
 }

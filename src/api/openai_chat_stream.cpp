@@ -1,7 +1,6 @@
 #include "api/openai_chat_stream.h"
 
-#include "api/api_error.h"
-#include "api/result_json.h"
+#include "api/openai_chunks.h"
 #include "api/utf8_text.h"
 
 namespace ninfer::api {
@@ -11,7 +10,8 @@ using qwen3::ChatDelta;
 
 class OpenAIChatStream : public ProtocolStream {
  public:
-  OpenAIChatStream(const ChatRequest& request, CompletionIds ids) : request_(request), ids_(std::move(ids)) {}
+  OpenAIChatStream(const ChatRequest& request, CompletionIds ids)
+      : request_(request), chunks_("chat.completion.chunk", std::move(ids), request.include_usage) {}
 
   void open(std::vector<SseEvent>& out) override { out.push_back(chunk({{"role", "assistant"}, {"content", ""}})); }
 
@@ -33,49 +33,16 @@ class OpenAIChatStream : public ProtocolStream {
   }
 
   void finish(const GenerationResult& result, std::vector<SseEvent>& out) override {
-    SseEvent last = chunk(Json::object(), openai_finish_reason(result, request_));
-    if (request_.include_usage) {
-      out.push_back(std::move(last));
-      Json usage = base();
-      usage["choices"] = Json::array();
-      usage["usage"] = openai_usage(result.usage);
-      last = {"", with_constraint(std::move(usage), result)};
-    } else {
-      Json j = Json::parse(last.data);
-      last.data = with_constraint(std::move(j), result);
-    }
-    out.push_back(std::move(last));
-    out.push_back({"", "[DONE]"});
+    chunks_.finish("delta", Json::object(), openai_finish_reason(result, request_), result, out);
   }
 
-  void fail(const ApiError& error, std::vector<SseEvent>& out) override {
-    out.push_back({"", openai_error_json(error).dump(-1, ' ', false, Json::error_handler_t::replace)});
-    out.push_back({"", "[DONE]"});
-  }
+  void fail(const ApiError& error, std::vector<SseEvent>& out) override { OpenAIChunks::fail(error, out); }
 
  private:
-  Json base() const {
-    return {{"id", ids_.id}, {"object", "chat.completion.chunk"}, {"created", ids_.created}, {"model", ids_.model}};
-  }
-
-  SseEvent chunk(Json delta, const std::string& finish_reason = {}) const {
-    Json j = base();
-    j["choices"] = Json::array({{{"index", 0},
-                                 {"delta", std::move(delta)},
-                                 {"logprobs", nullptr},
-                                 {"finish_reason", finish_reason.empty() ? Json(nullptr) : Json(finish_reason)}}});
-    // OpenAI: with include_usage every chunk carries "usage": null except the last one.
-    if (request_.include_usage) j["usage"] = nullptr;
-    return {"", j.dump(-1, ' ', false, Json::error_handler_t::replace)};
-  }
-
-  static std::string with_constraint(Json j, const GenerationResult& result) {
-    j["constraint"] = result.constraint ? Json(constraint_report_json(*result.constraint)) : Json(nullptr);
-    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  }
+  SseEvent chunk(Json delta) const { return chunks_.chunk("delta", std::move(delta)); }
 
   const ChatRequest& request_;  // the exchange's request, which outlives its stream
-  CompletionIds ids_;
+  OpenAIChunks chunks_;
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "api/tool_choice_mapping.h"
+
 namespace ninfer::api {
 namespace {
 
@@ -23,50 +25,20 @@ std::string check_tool(const Field& tool) {
   return function.required_member("name").string();
 }
 
-// {"type": "function", "function": {"name": NAME}} naming one of the declared tools.
-std::string chosen_tool_name(const Field& choice, const std::vector<std::string>& declared) {
-  choice.object();
-  choice.only_members({"type", "function"});
-  choice.required_member("type").one_of({"function"});
-  const Field function = choice.required_member("function");
-  function.object();
-  function.only_members({"name"});
-  const Field name = function.required_member("name");
-  for (const auto& d : declared)
-    if (d == name.string()) return d;
-  name.fail("Invalid value for '" + name.path() + "': no tool named '" + name.string() + "' is declared in 'tools'.");
-}
-
 ToolChoice map_tool_choice(const Field& choice, const std::vector<std::string>& declared) {
-  ToolChoice tc;
-  if (choice.json().is_string()) {
-    const std::string& mode = choice.one_of({"none", "auto", "required"});
-    tc.mode = mode == "none" ? ToolChoiceMode::None : mode == "auto" ? ToolChoiceMode::Auto : ToolChoiceMode::Required;
-    return tc;
-  }
+  if (choice.json().is_string()) return string_tool_choice(choice);
   if (!choice.json().is_object()) choice.fail_type("a string or an object");
   const Field type = choice.required_member("type");
   const std::string& kind = type.string();
-  if (kind == "function") {
-    // A named choice: exactly that tool, once (DESIGN.md section 6).
-    tc.mode = ToolChoiceMode::Required;
-    tc.allowed_names = {chosen_tool_name(choice, declared)};
-    tc.parallel = false;
-    return tc;
-  }
+  if (kind == "function")
+    return named_tool_choice(chosen_tool_name(choice, declared, ToolNameLayout::Nested));
   if (kind != "allowed_tools")
     type.fail("Invalid value for '" + type.path() + "': expected 'function' or 'allowed_tools', but got '" + kind + "'.");
   choice.only_members({"type", "allowed_tools"});
   const Field allowed = choice.required_member("allowed_tools");
   allowed.object();
   allowed.only_members({"mode", "tools"});
-  tc.mode = allowed.required_member("mode").one_of({"auto", "required"}) == "auto" ? ToolChoiceMode::Auto
-                                                                                     : ToolChoiceMode::Required;
-  const Field tools = allowed.required_member("tools");
-  if (tools.array().empty())
-    tools.fail("Invalid '" + tools.path() + "': empty array. Expected at least one tool.", "empty_array");
-  for (size_t j = 0; j < tools.json().size(); ++j) tc.allowed_names.push_back(chosen_tool_name(tools.element(j), declared));
-  return tc;
+  return allowed_tools_choice(allowed, declared, ToolNameLayout::Nested);
 }
 
 }  // namespace
@@ -87,14 +59,12 @@ ChatTools map_openai_tools(const Field& body) {
     if (parallel)
       parallel->fail("Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
                      "specified.");
-    if (enforcement) enforcement->one_of({"basic", "automatic"});
+    map_tool_enforcement(enforcement);
     return out;
   }
   ToolChoice tc = choice ? map_tool_choice(*choice, names) : ToolChoice{};
   if (parallel && !parallel->boolean()) tc.parallel = false;
-  if (enforcement)
-    tc.enforcement = enforcement->one_of({"basic", "automatic"}) == "basic" ? ToolEnforcement::Basic
-                                                                             : ToolEnforcement::Automatic;
+  if (auto e = map_tool_enforcement(enforcement)) tc.enforcement = *e;
   out.tool_choice = tc;
   return out;
 }

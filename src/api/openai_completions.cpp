@@ -3,8 +3,10 @@
 #include <climits>
 
 #include "api/openai_chat_response.h"
+#include "api/openai_chunks.h"
 #include "api/openai_request_common.h"
 #include "api/random_id.h"
+#include "api/request_conflicts.h"
 #include "api/result_json.h"
 #include "api/utf8_text.h"
 
@@ -73,45 +75,20 @@ std::string finish_reason(const GenerationResult& result, const ChatRequest& req
 
 class CompletionsStream : public ProtocolStream {
  public:
-  CompletionsStream(const ChatRequest& request, CompletionIds ids) : request_(request), ids_(std::move(ids)) {}
+  CompletionsStream(const ChatRequest& request, CompletionIds ids)
+      : request_(request), chunks_("text_completion", std::move(ids), request.include_usage) {}
   void open(std::vector<SseEvent>&) override {}
   void delta(const ChatDelta& d, std::vector<SseEvent>& out) override {
-    if (d.kind == ChatDelta::Kind::Content && !d.text.empty()) out.push_back(chunk(d.text, nullptr));
+    if (d.kind == ChatDelta::Kind::Content && !d.text.empty()) out.push_back(chunks_.chunk("text", valid_utf8(d.text)));
   }
   void finish(const GenerationResult& result, std::vector<SseEvent>& out) override {
-    Json last = chunk_json("", finish_reason(result, request_));
-    if (request_.include_usage) {
-      out.push_back({"", last.dump()});
-      last = base();
-      last["choices"] = Json::array();
-      last["usage"] = openai_usage(result.usage);
-    }
-    last["constraint"] = result.constraint ? Json(constraint_report_json(*result.constraint)) : Json(nullptr);
-    out.push_back({"", last.dump(-1, ' ', false, Json::error_handler_t::replace)});
-    out.push_back({"", "[DONE]"});
+    chunks_.finish("text", "", finish_reason(result, request_), result, out);
   }
-  void fail(const ApiError& error, std::vector<SseEvent>& out) override {
-    out.push_back({"", openai_error_json(error).dump(-1, ' ', false, Json::error_handler_t::replace)});
-    out.push_back({"", "[DONE]"});
-  }
+  void fail(const ApiError& error, std::vector<SseEvent>& out) override { OpenAIChunks::fail(error, out); }
 
  private:
-  Json base() const {
-    return {{"id", ids_.id}, {"object", "text_completion"}, {"created", ids_.created}, {"model", ids_.model}};
-  }
-  Json chunk_json(const std::string& text, Json finish) const {
-    Json j = base();
-    j["choices"] = Json::array(
-        {{{"index", 0}, {"text", valid_utf8(text)}, {"logprobs", nullptr}, {"finish_reason", std::move(finish)}}});
-    if (request_.include_usage) j["usage"] = nullptr;
-    return j;
-  }
-  SseEvent chunk(const std::string& text, Json finish) const {
-    return {"", chunk_json(text, std::move(finish)).dump(-1, ' ', false, Json::error_handler_t::replace)};
-  }
-
   const ChatRequest& request_;
-  CompletionIds ids_;
+  OpenAIChunks chunks_;
 };
 
 class CompletionsExchange : public ApiExchange {
@@ -141,11 +118,7 @@ class CompletionsExchange : public ApiExchange {
 }  // namespace
 
 std::unique_ptr<ApiExchange> map_openai_completions_request(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
 
@@ -157,18 +130,7 @@ std::unique_ptr<ApiExchange> map_openai_completions_request(const Json& json, co
   map_openai_request_options(body, d, req.options);
   map_prompt(body.required_member("prompt"), req.prompt);
 
-  if (auto constraint = map_openai_body_constraint(body)) {
-    req.constraint_param = constraint->param;
-    req.options.constraint = std::move(constraint->constraint);
-  }
-  if (!req.options.stop.empty() && req.options.constraint)
-    throw invalid_request("stop",
-                          "Invalid 'stop': stop strings cannot be combined with an output constraint ('" +
-                              req.constraint_param + "'), which a stop string could cut short.",
-                          "conflicting_parameters");
-  if (req.options.ignore_eos && req.options.constraint)
-    throw invalid_request("ignore_eos", "Invalid 'ignore_eos': it cannot be combined with an output constraint.",
-                          "conflicting_parameters");
+  apply_body_constraint(map_openai_body_constraint(body), false, ConflictWording{.has_tools = false}, req);
 
   CompletionIds ids{random_hex_id("cmpl-"), unix_seconds_now(), req.model.empty() ? defaults.served_model : req.model};
   return std::make_unique<CompletionsExchange>(std::move(req), std::move(ids));

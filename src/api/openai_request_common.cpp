@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "api/one_constraint_source.h"
 #include "api/sampling_fields.h"
 
 namespace ninfer::api {
@@ -56,22 +57,9 @@ void map_openai_stream(const Field& body, ChatRequest& req) {
   }
 }
 
-// The body constraint: response_format or structured_outputs, never both (DESIGN.md section 3).
 std::optional<BodyConstraint> map_openai_body_constraint(const Field& body) {
-  std::optional<BodyConstraint> out;
-  // In the order the request wrote them, so that the second source is the one named.
-  for (const auto& [key, value] : body.json().items()) {
-    std::optional<BodyConstraint> next;
-    if (key == "response_format" && !value.is_null()) next = map_openai_response_format(body.member(key));
-    else if (key == "structured_outputs" && !value.is_null()) next = map_structured_outputs(body.member(key));
-    if (!next) continue;
-    if (out)
-      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
-                                             out->param + "' already sets one.",
-                            "conflicting_parameters");
-    out = std::move(next);
-  }
-  return out;
+  return one_constraint_source(body, {{"response_format", map_openai_response_format},
+                                      {"structured_outputs", map_structured_outputs}});
 }
 
 }  // namespace ninfer::api

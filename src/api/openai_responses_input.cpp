@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/content_parts.h"
 #include "api/openai_chat_messages.h"
 
 namespace ninfer::api {
@@ -11,13 +12,7 @@ namespace {
 
 // A part list or a string -> text; `allowed` are the part types that carry text in this place.
 std::string parts_text(const Field& content, std::initializer_list<std::string_view> allowed) {
-  if (content.json().is_string()) return content.string();
-  if (!content.json().is_array()) content.fail_type("a string or an array of content parts");
-  std::string text;
-  for (size_t j = 0; j < content.json().size(); ++j) {
-    const Field part = content.element(j);
-    part.object();
-    const Field type = part.required_member("type");
+  return joined_content_text(content, "a string or an array of content parts", [&](const Field& part, const Field& type) {
     bool known = false;
     for (std::string_view a : allowed) known = known || type.string() == a;
     if (!known)
@@ -32,10 +27,8 @@ std::string parts_text(const Field& content, std::initializer_list<std::string_v
     } else {
       part.only_members({"type", "text"});
     }
-    if (j > 0) text += "\n";
-    text += part.required_member("text").string();
-  }
-  return text;
+    return part.required_member("text").string();
+  });
 }
 
 // The text of a reasoning item: its reasoning_text content, else its summary.

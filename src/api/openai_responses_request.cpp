@@ -5,9 +5,12 @@
 #include <string_view>
 
 #include "api/body_constraint.h"
+#include "api/one_constraint_source.h"
 #include "api/openai_responses_input.h"
 #include "api/openai_responses_tools.h"
+#include "api/request_conflicts.h"
 #include "api/sampling_fields.h"
+#include "api/template_context.h"
 
 namespace ninfer::api {
 namespace {
@@ -84,20 +87,8 @@ std::optional<BodyConstraint> map_text(const Field& text, ResponsesEcho& echo) {
 
 // The body constraint: text.format or structured_outputs, never both (DESIGN.md section 3).
 std::optional<BodyConstraint> map_body_constraint(const Field& body, ResponsesEcho& echo) {
-  std::optional<BodyConstraint> out;
-  // In the order the request wrote them, so that the second source is the one named.
-  for (const auto& [key, value] : body.json().items()) {
-    std::optional<BodyConstraint> next;
-    if (key == "text" && !value.is_null()) next = map_text(body.member(key), echo);
-    else if (key == "structured_outputs" && !value.is_null()) next = map_structured_outputs(body.member(key));
-    if (!next) continue;
-    if (out)
-      throw invalid_request(next->param, "Invalid '" + next->param + "': a request takes one output constraint, and '" +
-                                             out->param + "' already sets one.",
-                            "conflicting_parameters");
-    out = std::move(next);
-  }
-  return out;
+  return one_constraint_source(body, {{"text", [&echo](const Field& text) { return map_text(text, echo); }},
+                                      {"structured_outputs", map_structured_outputs}});
 }
 
 // reasoning {effort, summary}: effort "none" turns the template's thinking off; any other effort
@@ -121,35 +112,21 @@ bool map_reasoning(const Field& body, ResponsesEcho& echo) {
 // The chat template's variables as JSON text: messages, tools, add_generation_prompt, the
 // chat_template_kwargs, and enable_thinking=false for reasoning effort "none".
 std::string template_context(const Json& messages, const ResponsesTools& tools, bool thinking_off, const Field& body) {
-  std::string out = "{\"messages\":" + messages.dump();
-  if (!tools.template_tools.is_null()) out += ",\"tools\":" + tools.template_tools.dump();
-  out += ",\"add_generation_prompt\":true";
+  TemplateContextWriter context(messages, tools.template_tools.is_null() ? nullptr : &tools.template_tools, true);
   bool thinking_set = false;
-  if (auto kwargs = body.optional_member("chat_template_kwargs")) {
-    for (const auto& [key, value] : kwargs->object().items()) {
-      const Field f = kwargs->member(key);
-      if (key == "messages" || key == "tools" || key == "add_generation_prompt")
-        f.fail("Invalid '" + f.path() + "': set '" + key + "' with the request's own fields, not through "
-               "chat_template_kwargs.");
-      if (key == "enable_thinking" && thinking_off) {
-        if (value != Json(false))
-          f.fail("Invalid '" + f.path() + "': it contradicts 'reasoning.effort' \"none\", which turns thinking off.",
-                 "conflicting_parameters");
-        thinking_set = true;
-      }
-      out += "," + Json(key).dump() + ":" + value.dump();
-    }
-  }
-  if (thinking_off && !thinking_set) out += ",\"enable_thinking\":false";
-  return out + "}";
+  add_chat_template_kwargs(body, "the request's own fields", context, [&](const std::string& key, const Field& f) {
+    if (key != "enable_thinking" || !thinking_off) return;
+    if (f.json() != Json(false))
+      f.fail("Invalid '" + f.path() + "': it contradicts 'reasoning.effort' \"none\", which turns thinking off.",
+             "conflicting_parameters");
+    thinking_set = true;
+  });
+  if (thinking_off && !thinking_set) context.add("enable_thinking", false);
+  return context.finish();
 }
 
 ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& defaults) {
-  if (!json.is_object())
-    throw ApiError(400, "invalid_request_error",
-                   "The request body must be a JSON object, but it is " + json_type_phrase(json) + ".", "",
-                   "invalid_type");
-  const Field body(json, "");
+  const Field body = body_field(json);
   check_known_members(body);
   reject_unsupported(body);
   check_ignored(body);
@@ -197,27 +174,12 @@ ResponsesRequest map_parsed_body(const Json& json, const ChatRequestDefaults& de
   if (instructions) echo.instructions = instructions->string();
   const Json messages = map_responses_input(body.required_member("input"), instructions);
 
-  ChatPromptInput chat;
+  ChatPromptInput chat = default_chat_prompt(defaults);
   chat.context_json = template_context(messages, tools, thinking_off, body);
-  chat.template_source = defaults.template_source;
-  chat.bos_token = defaults.bos_token;
-  chat.eos_token = defaults.eos_token;
-  if (auto f = body.optional_member("tool_call_format"))
-    chat.tool_format = f->one_of({"json", "xml"}) == "json" ? ToolCallFormat::Json : ToolCallFormat::Xml;
+  map_tool_call_format(body, chat);
 
-  if (auto constraint = map_body_constraint(body, echo)) {
-    const OutputConstraint::Kind kind = constraint->constraint.kind();
-    const bool free_form = kind == OutputConstraint::Kind::Grammar || kind == OutputConstraint::Kind::Regex ||
-                           kind == OutputConstraint::Kind::Choice;
-    // A grammar, regex or choice cannot share the output with tool calls (DESIGN.md section 3).
-    if (free_form && tools.active())
-      throw invalid_request(constraint->param, "Invalid '" + constraint->param +
-                                                   "': a grammar, regex or choice constraint cannot be combined with "
-                                                   "active tools (set 'tool_choice' to \"none\" or drop the tools).",
-                            "conflicting_parameters");
-    req.constraint_param = constraint->param;
-    ro.constraint = std::move(constraint->constraint);
-  }
+  // Responses has no stop strings or ignore_eos: only a free-form constraint with tools can conflict.
+  apply_body_constraint(map_body_constraint(body, echo), tools.active(), ConflictWording{}, req);
   req.prompt.chat_prompt = std::move(chat);
   return out;
 }

@@ -229,4 +229,12 @@ void Field::fail_type(const std::string& expected) const {
        "invalid_type");
 }
 
+Field body_field(const Json& body) {
+  if (!body.is_object())
+    throw ApiError(400, "invalid_request_error",
+                   "The request body must be a JSON object, but it is " + json_type_phrase(body) + ".", "",
+                   "invalid_type");
+  return Field(body, "");
+}
+
 }  // namespace ninfer::api

@@ -72,4 +72,8 @@ class Field {
   std::string path_;
 };
 
+// The body as the Field every path starts from; a body that is not an object is a 400 without a
+// param (the request as a whole is at fault).
+Field body_field(const Json& body);
+
 }  // namespace ninfer::api

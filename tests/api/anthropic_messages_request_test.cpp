@@ -15,6 +15,7 @@ using testing::accept;
 using testing::accept_anthropic;
 using testing::anthropic_with;
 using testing::context_of;
+using testing::expect_rejected_at;
 using testing::reject_anthropic;
 
 const char* kTools =
@@ -368,10 +369,7 @@ TEST(AnthropicMessagesRequest, EveryMalformedOrUnsupportedFieldIsRejectedByItsFi
       {anthropic_with(R"("tool_call_format":"yaml")"), "tool_call_format", "invalid_value"},
   };
   for (const Rejection& c : cases) {
-    const ApiError e = reject_anthropic(c.body);
-    EXPECT_EQ(e.status, 400) << c.body;
-    EXPECT_EQ(e.param, c.param) << c.body << "\n" << e.message;
-    EXPECT_EQ(e.code, c.code) << c.body << "\n" << e.message;
+    expect_rejected_at(reject_anthropic(c.body), c.param, c.code, c.body);
   }
 }
 

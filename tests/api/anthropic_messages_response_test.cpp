@@ -6,26 +6,17 @@
 #include "api/anthropic_messages_exchange.h"
 #include "api/anthropic_messages_response.h"
 #include "api/engine_errors.h"
+#include "result_test_support.h"
 
 namespace ninfer::api {
 namespace {
 
 using testing::accept_anthropic;
 using testing::anthropic_with;
-
-PreparedPrompt chat_prompt() {
-  PreparedPrompt p;
-  p.chat = true;
-  return p;
-}
+using testing::chat_prompt;
 
 GenerationResult chat_result(ChatOutput out, FinishReason finish = FinishReason::Stop) {
-  GenerationResult r;
-  r.finish_reason = finish;
-  r.text = out.reasoning + out.content;
-  r.chat = std::move(out);
-  r.usage = {12, 5};
-  return r;
+  return testing::finished_chat(std::move(out), finish, {12, 5});
 }
 
 Json message(const GenerationResult& r, const std::string& extra = "") {
@@ -179,6 +170,35 @@ TEST(AnthropicError, OpenAiNamedFieldsOfTheEngineBecomeAnthropicsFields) {
   const RequestError cont(RequestErrorKind::InvalidContinuation, "cannot continue");
   EXPECT_EQ(anthropic_error_json(from_request_error(cont, r))["error"]["message"], "messages: cannot continue");
   EXPECT_EQ(anthropic_param("messages[2].content"), "messages[2].content");
+}
+
+TEST(AnthropicError, EngineMessagesNameTheAnthropicToolFieldsToo) {
+  const ChatRequest r = accept_anthropic(anthropic_with(R"("tools":[{"name":"a","input_schema":{"type":"object"}}])"));
+  const RequestError bad = RequestError(RequestErrorKind::InvalidTools, "tools[0].function.name must be a string")
+                               .at_param("tools[0].function.name");
+  const ApiError e = from_request_error(bad, r);
+  EXPECT_EQ(e.param, "tools[0].name");
+  EXPECT_EQ(e.message, "tools[0].name must be a string");
+  EXPECT_EQ(anthropic_error_json(e)["error"]["message"], "tools[0].name must be a string");
+}
+
+TEST(AnthropicError, AnEngineErrorAboutATemplateMessageNamesTheRequestMessageItCameFrom) {
+  // Template messages: system, user text, tool message (from messages[1]'s tool_result), assistant.
+  const ChatRequest r = accept_anthropic(
+      R"({"model":"m","max_tokens":8,"system":"be brief","messages":[)"
+      R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}}]},)"
+      R"({"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t1"}]},)"
+      R"({"role":"assistant","content":"so"}],"tools":[{"name":"a","input_schema":{"type":"object"}}]})");
+  const RequestError cont = RequestError(RequestErrorKind::InvalidContinuation, "the content must be a string")
+                                .at_param("messages[4].content");
+  EXPECT_EQ(from_request_error(cont, r).param, "messages[2].content");
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[0]"), r).param,
+            "system");
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[3]"), r).param,
+            "messages[1]");
+  // An index past the template's messages stays as the Engine wrote it.
+  EXPECT_EQ(from_request_error(RequestError(RequestErrorKind::InvalidRequest, "x").at_param("messages[9]"), r).param,
+            "messages[9]");
 }
 
 TEST(AnthropicError, ABodySchemaErrorNamesTheOutputConfigSchemaDownToTheKeyword) {

@@ -3,37 +3,27 @@
 
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "api/anthropic_messages_request.h"
+#include "request_test_support.h"
 
 namespace ninfer::api::testing {
 
+inline ChatRequest map_anthropic_body(const std::string& body, const ChatRequestDefaults& defaults) {
+  return map_anthropic_request(std::string_view(body), defaults);
+}
+
 inline ChatRequest accept_anthropic(const std::string& body, const ChatRequestDefaults& defaults = {}) {
-  try {
-    return map_anthropic_request(std::string_view(body), defaults);
-  } catch (const ApiError& e) {
-    ADD_FAILURE() << "rejected: " << e.message << " (param " << e.param << ")";
-    return {};
-  }
+  return accept_with<ChatRequest>(map_anthropic_body, body, defaults);
 }
 
 // The ApiError a body is rejected with (a test failure when it is accepted).
 inline ApiError reject_anthropic(const std::string& body, const ChatRequestDefaults& defaults = {}) {
-  try {
-    map_anthropic_request(std::string_view(body), defaults);
-  } catch (const ApiError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted: " << body;
-  return ApiError(0, "", "");
+  return reject_with(map_anthropic_body, body, defaults);
 }
 
 // A valid Messages request with `extra` members added (a JSON object's members, without braces).
 inline std::string anthropic_with(const std::string& extra) {
-  std::string body = R"({"model":"m","max_tokens":100,"messages":[{"role":"user","content":"hi"}]})";
-  if (!extra.empty()) body.insert(body.size() - 1, "," + extra);
-  return body;
+  return with_members(R"({"model":"m","max_tokens":100,"messages":[{"role":"user","content":"hi"}]})", extra);
 }
 
 }  // namespace ninfer::api::testing

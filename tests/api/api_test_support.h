@@ -1,43 +1,29 @@
-// Helpers for the request-mapping tests: map a body and get the request, or the rejection.
+// Helpers for the OpenAI Chat request-mapping tests: map a body and get the request, or the rejection.
 #pragma once
 
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "api/openai_chat_request.h"
+#include "request_test_support.h"
 
 namespace ninfer::api::testing {
 
+inline ChatRequest map_chat_body(const std::string& body, const ChatRequestDefaults& defaults) {
+  return map_openai_chat_request(std::string_view(body), defaults);
+}
+
 inline ChatRequest accept(const std::string& body, const ChatRequestDefaults& defaults = {}) {
-  try {
-    return map_openai_chat_request(std::string_view(body), defaults);
-  } catch (const ApiError& e) {
-    ADD_FAILURE() << "rejected: " << e.message << " (param " << e.param << ")";
-    return {};
-  }
+  return accept_with<ChatRequest>(map_chat_body, body, defaults);
 }
 
 // The ApiError a body is rejected with (a test failure when it is accepted).
 inline ApiError reject(const std::string& body, const ChatRequestDefaults& defaults = {}) {
-  try {
-    map_openai_chat_request(std::string_view(body), defaults);
-  } catch (const ApiError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted: " << body;
-  return ApiError(0, "", "");
+  return reject_with(map_chat_body, body, defaults);
 }
 
 // The body of a valid request with `extra` members added (a JSON object's members, without braces).
 inline std::string with(const std::string& extra) {
-  std::string body = R"({"model":"m","messages":[{"role":"user","content":"hi"}]})";
-  if (!extra.empty()) body.insert(body.size() - 1, "," + extra);
-  return body;
-}
-
-inline Json context_of(const ChatRequest& r) {
-  return r.prompt.chat_prompt ? Json::parse(r.prompt.chat_prompt->context_json) : Json();
+  return with_members(R"({"model":"m","messages":[{"role":"user","content":"hi"}]})", extra);
 }
 
 }  // namespace ninfer::api::testing

@@ -9,6 +9,7 @@ namespace {
 
 using testing::accept;
 using testing::context_of;
+using testing::expect_rejected_at;
 using testing::reject;
 using testing::with;
 
@@ -184,10 +185,7 @@ TEST(OpenAiChatRequest, EveryWrongTypeOrRangeIsRejectedByItsField) {
       {R"("chat_template":5)", "chat_template", "invalid_type"},
   };
   for (const Case& c : cases) {
-    const ApiError e = reject(with(c.extra));
-    EXPECT_EQ(e.status, 400) << c.extra;
-    EXPECT_EQ(e.param, c.param) << c.extra << ": " << e.message;
-    EXPECT_EQ(e.code, c.code) << c.extra << ": " << e.message;
+    expect_rejected_at(reject(with(c.extra)), c.param, c.code, c.extra);
   }
 }
 

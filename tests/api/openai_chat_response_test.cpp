@@ -3,28 +3,19 @@
 
 #include "api/openai_chat_response.h"
 #include "api_test_support.h"
+#include "result_test_support.h"
 
 namespace ninfer::api {
 namespace {
 
 using testing::accept;
+using testing::chat_prompt;
 using testing::with;
 
 const CompletionIds kIds{"chatcmpl-test", 1700000000, "qwen"};
 
-PreparedPrompt chat_prompt() {
-  PreparedPrompt p;
-  p.chat = true;
-  return p;
-}
-
 GenerationResult chat_result(ChatOutput out, FinishReason finish = FinishReason::Stop) {
-  GenerationResult r;
-  r.finish_reason = finish;
-  r.text = out.reasoning + out.content;
-  r.chat = std::move(out);
-  r.usage = {12, 5};
-  return r;
+  return testing::finished_chat(std::move(out), finish, {12, 5});
 }
 
 TEST(OpenAiChatResponse, ContentOnlyIsAStopWithUsageAndTheResponseEnvelope) {

@@ -1,16 +1,15 @@
 // Random mutations of a valid Responses body never crash the mapping: each either maps (and its
 // response object and stream dump as JSON) or is a 400 that names a field.
-#include <random>
-
 #include <gtest/gtest.h>
 
 #include "api/openai_responses_exchange.h"
-#include "json_mutations.h"
+#include "mapping_fuzz.h"
 
 namespace ninfer::api {
 namespace {
 
-using testing::mutate;
+using testing::fuzz_mapping;
+using testing::FuzzOutcomes;
 
 const char* kValidBody = R"({
   "model": "qwen",
@@ -41,28 +40,17 @@ TEST(OpenAiResponsesFuzz, MutatedBodiesEitherMapOrAreA400NamingAField) {
   ASSERT_TRUE(map_openai_responses_request(valid, {})->request().options.constraint);  // the seed itself maps
   GenerationResult result;
   result.chat = ChatOutput{"r", "{}", {{"call_1", "get_weather", "{}"}}, true};
-  std::mt19937_64 rng(20261202);
-  int accepted = 0, rejected = 0;
-  for (int iteration = 0; iteration < 3000; ++iteration) {
-    Json body = valid;
-    const int mutations = 1 + static_cast<int>(rng() % 3);
-    for (int m = 0; m < mutations; ++m) mutate(body, rng);
-    try {
-      auto exchange = map_openai_responses_request(body, {});
-      ASSERT_TRUE(exchange->request().prompt.chat_prompt);
-      EXPECT_TRUE(Json::accept(exchange->request().prompt.chat_prompt->context_json));
-      EXPECT_NO_THROW(exchange->response(PreparedPrompt{}, result).dump()) << body.dump();
-      ++accepted;
-    } catch (const ApiError& e) {
-      ASSERT_EQ(e.status, 400) << body.dump();
-      ASSERT_FALSE(e.param.empty()) << e.message << "\n" << body.dump();
-      ASSERT_FALSE(e.message.empty());
-      EXPECT_NO_THROW(openai_error_json(e).dump());
-      ++rejected;
-    }
-  }
-  EXPECT_GT(accepted, 100);
-  EXPECT_GT(rejected, 1000);
+  const FuzzOutcomes outcomes = fuzz_mapping(
+      valid, 20261202, 3000,
+      [&](const Json& body) {
+        auto exchange = map_openai_responses_request(body, {});
+        ASSERT_TRUE(exchange->request().prompt.chat_prompt);
+        EXPECT_TRUE(Json::accept(exchange->request().prompt.chat_prompt->context_json));
+        EXPECT_NO_THROW(exchange->response(PreparedPrompt{}, result).dump()) << body.dump();
+      },
+      [](const ApiError& e) { return openai_error_json(e).dump(); });
+  EXPECT_GT(outcomes.accepted, 100);
+  EXPECT_GT(outcomes.rejected, 1000);
 }
 
 }  // namespace

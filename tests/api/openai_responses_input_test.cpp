@@ -7,6 +7,7 @@ namespace ninfer::api {
 namespace {
 
 using testing::accept_responses;
+using testing::expect_rejected_at;
 using testing::reject_responses;
 using testing::responses_context;
 
@@ -116,10 +117,7 @@ TEST(OpenAiResponsesInput, EveryMalformedOrUnsupportedItemIsRejectedByItsField) 
       {R"([{"role":"user","content":"x","status":"done"}])", "input[0].status", "invalid_value"},
   };
   for (const Case& c : cases) {
-    const ApiError e = rejected_input(c.input);
-    EXPECT_EQ(e.status, 400) << c.input;
-    EXPECT_EQ(e.param, c.param) << c.input << ": " << e.message;
-    EXPECT_EQ(e.code, c.code) << c.input << ": " << e.message;
+    expect_rejected_at(rejected_input(c.input), c.param, c.code, c.input);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "api/openai_responses_object.h"
 #include "responses_test_support.h"
+#include "result_test_support.h"
 
 namespace ninfer::api {
 namespace {
@@ -14,11 +15,7 @@ using testing::responses_with;
 const ResponseIds kIds{"resp_0123", 1700000000};
 
 GenerationResult chat_result(ChatOutput out, FinishReason finish = FinishReason::Stop) {
-  GenerationResult r;
-  r.finish_reason = finish;
-  r.text = out.reasoning + out.content;
-  r.chat = std::move(out);
-  r.usage = {12, 5, 3};
+  GenerationResult r = testing::finished_chat(std::move(out), finish, {12, 5, 3});
   r.total_s = 2.4;
   return r;
 }

@@ -10,6 +10,7 @@ namespace ninfer::api {
 namespace {
 
 using testing::accept_responses;
+using testing::expect_rejected_at;
 using testing::reject_responses;
 using testing::responses_context;
 using testing::responses_with;
@@ -225,10 +226,7 @@ TEST(OpenAiResponsesRequest, EveryWrongUnknownOrUnsupportedFieldIsRejectedByName
       {R"("structured_outputs":{"regex":"a","choice":["b"]})", "structured_outputs.choice", "conflicting_parameters"},
   };
   for (const Case& c : cases) {
-    const ApiError e = reject_responses(responses_with(c.extra));
-    EXPECT_EQ(e.status, 400) << c.extra;
-    EXPECT_EQ(e.param, c.param) << c.extra << ": " << e.message;
-    EXPECT_EQ(e.code, c.code) << c.extra << ": " << e.message;
+    expect_rejected_at(reject_responses(responses_with(c.extra)), c.param, c.code, c.extra);
   }
   EXPECT_EQ(reject_responses(R"({"model":"m"})").param, "input");
   EXPECT_EQ(reject_responses("[1]").code, "invalid_type");

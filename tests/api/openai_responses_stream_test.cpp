@@ -4,6 +4,7 @@
 
 #include "responses_stream_driver.h"
 #include "responses_test_support.h"
+#include "result_test_support.h"
 
 namespace ninfer::api {
 namespace {
@@ -17,12 +18,7 @@ using testing::stream_events;
 const ResponseIds kIds{"resp_abcd", 1700000000};
 
 GenerationResult chat_result(ChatOutput out, FinishReason finish = FinishReason::Stop) {
-  GenerationResult r;
-  r.finish_reason = finish;
-  r.text = out.reasoning + out.content;
-  r.chat = std::move(out);
-  r.usage = {20, 9, 4};
-  return r;
+  return testing::finished_chat(std::move(out), finish, {20, 9, 4});
 }
 
 std::unique_ptr<ApiExchange> exchange(const std::string& extra = "") {

@@ -11,12 +11,13 @@
 #include "api/anthropic_error.h"
 #include "api/anthropic_messages_request.h"
 #include "api/openai_chat_request.h"
-#include "json_mutations.h"
+#include "mapping_fuzz.h"
 
 namespace ninfer::api {
 namespace {
 
-using testing::mutate;
+using testing::fuzz_mapping;
+using testing::FuzzOutcomes;
 
 const char* kValidBody = R"({
   "model": "qwen",
@@ -41,33 +42,18 @@ const char* kValidBody = R"({
 
 TEST(RequestFuzz, MutatedBodiesEitherMapOrAreA400NamingAField) {
   const Json valid = Json::parse(kValidBody);
-  {
-    ChatRequest r = map_openai_chat_request(valid, {});  // the seed itself maps
-    ASSERT_TRUE(r.options.constraint);
-  }
-  std::mt19937_64 rng(20261201);
-  int accepted = 0, rejected = 0;
-  for (int iteration = 0; iteration < 4000; ++iteration) {
-    Json body = valid;
-    const int mutations = 1 + static_cast<int>(rng() % 3);
-    for (int m = 0; m < mutations; ++m) mutate(body, rng);
-    try {
-      const ChatRequest r = map_openai_chat_request(body, {});
-      ASSERT_TRUE(r.prompt.chat_prompt);
-      EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
-      ++accepted;
-    } catch (const ApiError& e) {
-      ASSERT_EQ(e.status, 400) << body.dump();
-      ASSERT_FALSE(e.param.empty()) << e.message << "\n" << body.dump();
-      ASSERT_FALSE(e.message.empty());
-      EXPECT_NO_THROW(openai_error_json(e).dump());
-      ++rejected;
-    }
-    // Anything else escaping (a std::exception from the JSON library) fails the test here.
-  }
+  ASSERT_TRUE(map_openai_chat_request(valid, {}).options.constraint);  // the seed itself maps
+  const FuzzOutcomes outcomes = fuzz_mapping(
+      valid, 20261201, 4000,
+      [](const Json& body) {
+        const ChatRequest r = map_openai_chat_request(body, {});
+        ASSERT_TRUE(r.prompt.chat_prompt);
+        EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
+      },
+      [](const ApiError& e) { return openai_error_json(e).dump(); });
   // Both outcomes happen: the mutations are neither all harmless nor all fatal.
-  EXPECT_GT(accepted, 100);
-  EXPECT_GT(rejected, 1000);
+  EXPECT_GT(outcomes.accepted, 100);
+  EXPECT_GT(outcomes.rejected, 1000);
 }
 
 const char* kValidAnthropicBody = R"({
@@ -90,27 +76,16 @@ const char* kValidAnthropicBody = R"({
 TEST(RequestFuzz, MutatedAnthropicBodiesEitherMapOrAreA400NamingAField) {
   const Json valid = Json::parse(kValidAnthropicBody);
   ASSERT_TRUE(map_anthropic_request(valid, {}).options.constraint);  // the seed itself maps
-  std::mt19937_64 rng(20261202);
-  int accepted = 0, rejected = 0;
-  for (int iteration = 0; iteration < 4000; ++iteration) {
-    Json body = valid;
-    const int mutations = 1 + static_cast<int>(rng() % 3);
-    for (int m = 0; m < mutations; ++m) mutate(body, rng);
-    try {
-      const ChatRequest r = map_anthropic_request(body, {});
-      ASSERT_TRUE(r.prompt.chat_prompt);
-      EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
-      ++accepted;
-    } catch (const ApiError& e) {
-      ASSERT_EQ(e.status, 400) << body.dump();
-      ASSERT_FALSE(e.param.empty()) << e.message << "\n" << body.dump();
-      ASSERT_FALSE(e.message.empty());
-      EXPECT_NO_THROW(anthropic_error_json(e).dump());
-      ++rejected;
-    }
-  }
-  EXPECT_GT(accepted, 100);
-  EXPECT_GT(rejected, 1000);
+  const FuzzOutcomes outcomes = fuzz_mapping(
+      valid, 20261202, 4000,
+      [](const Json& body) {
+        const ChatRequest r = map_anthropic_request(body, {});
+        ASSERT_TRUE(r.prompt.chat_prompt);
+        EXPECT_TRUE(Json::accept(r.prompt.chat_prompt->context_json));
+      },
+      [](const ApiError& e) { return anthropic_error_json(e).dump(); });
+  EXPECT_GT(outcomes.accepted, 100);
+  EXPECT_GT(outcomes.rejected, 1000);
 }
 
 TEST(RequestFuzz, RandomBytesAsABodyAreRejectedWithoutACrash) {
