@@ -5,6 +5,7 @@
 #include <boost/beast/http/status.hpp>
 
 #include "server/api_key.h"
+#include "server/routes.h"
 
 namespace ninfer::server {
 
@@ -31,17 +32,6 @@ std::string chunk(const std::string& data) {
   std::snprintf(size, sizeof size, "%zx\r\n", data.size());
   return size + data + "\r\n";
 }
-
-struct Route {
-  const char* path;
-  api::ApiProtocol protocol;
-};
-constexpr Route kApiRoutes[] = {
-    {"/v1/chat/completions", api::ApiProtocol::OpenAIChat},
-    {"/v1/completions", api::ApiProtocol::OpenAICompletions},
-    {"/v1/responses", api::ApiProtocol::OpenAIResponses},
-    {"/v1/messages", api::ApiProtocol::AnthropicMessages},
-};
 
 }  // namespace
 
@@ -138,18 +128,12 @@ void HttpConnection::handle(Request request) {
   phase_ = Phase::Handling;
   timer_.cancel();
   keep_alive_ = request.keep_alive() && !ctx_.draining;
-  std::string path(request.target());
-  if (const size_t q = path.find('?'); q != std::string::npos) path.resize(q);
+  const std::string path = request_path(request.target());
   const http::verb method = request.method();
 
-  for (const Route& route : kApiRoutes) {
-    if (path != route.path) continue;
-    if (method != http::verb::post) {
-      return respond_error(405, route.protocol,
-                           api::ApiError(405, "invalid_request_error", "Use POST for " + path + ".", "", "method_not_allowed"),
-                           path);
-    }
-    return handle_api(request, route.protocol, path);
+  if (const auto protocol = api_route(path)) {
+    if (method != http::verb::post) return respond_error(405, *protocol, method_not_allowed(path), path);
+    return handle_api(request, *protocol, path);
   }
 
   if (path == "/health" && method == http::verb::get) {
@@ -178,11 +162,7 @@ void HttpConnection::handle(Request request) {
     const api::Json body = {{"object", "list"}, {"data", api::Json::array({model})}};
     return respond(200, "application/json", body.dump(), path);
   }
-  respond_error(404, api::ApiProtocol::OpenAIChat,
-                api::ApiError(404, "invalid_request_error", "Unknown endpoint: " + std::string(request.method_string()) +
-                                                                " " + path + ".",
-                              "", "unknown_url"),
-                "other");
+  respond_error(404, api::ApiProtocol::OpenAIChat, unknown_endpoint(request.method_string(), path), "other");
 }
 
 void HttpConnection::handle_api(const Request& request, api::ApiProtocol protocol, const std::string& endpoint) {

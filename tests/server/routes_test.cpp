@@ -1,0 +1,33 @@
+// The server's routes: API paths by protocol (the query ignored), and the 405 and 404 errors as
+// JSON bodies that dump, whatever bytes the client put in the target.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/routes.h"
+
+namespace ninfer::server {
+namespace {
+
+TEST(Routes, EachApiPathNamesItsProtocolWithOrWithoutAQuery) {
+  EXPECT_EQ(api_route(request_path("/v1/chat/completions")), api::ApiProtocol::OpenAIChat);
+  EXPECT_EQ(api_route(request_path("/v1/completions?x=1")), api::ApiProtocol::OpenAICompletions);
+  EXPECT_EQ(api_route(request_path("/v1/responses?")), api::ApiProtocol::OpenAIResponses);
+  EXPECT_EQ(api_route(request_path("/v1/messages?beta=true")), api::ApiProtocol::AnthropicMessages);
+  EXPECT_EQ(api_route(request_path("/v1/messages/")), std::nullopt);
+  EXPECT_EQ(api_route(request_path("/v1/models")), std::nullopt);
+  EXPECT_EQ(request_path("/a?b?c"), "/a");
+}
+
+TEST(Routes, WrongMethodAndUnknownPathAreA405AndA404) {
+  const api::ApiError wrong = method_not_allowed("/v1/messages");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(wrong.message, "Use POST for /v1/messages.");
+  const api::ApiError unknown = unknown_endpoint("GET", "/v2/chat");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.code, "unknown_url");
+  EXPECT_EQ(unknown.message, "Unknown endpoint: GET /v2/chat.");
+}
+
+}  // namespace
+}  // namespace ninfer::server
