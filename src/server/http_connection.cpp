@@ -288,7 +288,9 @@ void HttpConnection::respond(int status, const std::string& content_type, const 
 
 void HttpConnection::respond_error(int status, api::ApiProtocol protocol, const api::ApiError& error,
                                    const std::string& endpoint) {
-  respond(status, "application/json", api::api_error_body(protocol, error).dump(), endpoint);
+  // Replace, never throw: a message that quotes the client's bytes must not end the connection's strand.
+  respond(status, "application/json",
+          api::api_error_body(protocol, error).dump(-1, ' ', false, api::Json::error_handler_t::replace), endpoint);
 }
 
 void HttpConnection::response_done() {

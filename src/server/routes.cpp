@@ -1,5 +1,7 @@
 #include "server/routes.h"
 
+#include "api/utf8_text.h"
+
 namespace ninfer::server {
 namespace {
 
@@ -25,13 +27,13 @@ std::optional<api::ApiProtocol> api_route(std::string_view path) {
 }
 
 api::ApiError method_not_allowed(std::string_view path) {
-  return api::ApiError(405, "invalid_request_error", "Use POST for " + std::string(path) + ".", "",
+  return api::ApiError(405, "invalid_request_error", "Use POST for " + api::valid_utf8(path) + ".", "",
                        "method_not_allowed");
 }
 
 api::ApiError unknown_endpoint(std::string_view method, std::string_view path) {
   return api::ApiError(404, "invalid_request_error",
-                       "Unknown endpoint: " + std::string(method) + " " + std::string(path) + ".", "",
+                       "Unknown endpoint: " + api::valid_utf8(method) + " " + api::valid_utf8(path) + ".", "",
                        "unknown_url");
 }
 

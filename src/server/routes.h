@@ -21,7 +21,8 @@ std::optional<api::ApiProtocol> api_route(std::string_view path);
 
 // 405 for an API path requested with another method than POST.
 api::ApiError method_not_allowed(std::string_view path);
-// 404 naming the method and path.
+// 404 naming the method and path. The path is the client's bytes (Beast accepts any octet above
+// 0x7F in a target), so invalid UTF-8 in it is replaced: the message goes into a JSON body.
 api::ApiError unknown_endpoint(std::string_view method, std::string_view path);
 
 }  // namespace ninfer::server

@@ -29,5 +29,19 @@ TEST(Routes, WrongMethodAndUnknownPathAreA405AndA404) {
   EXPECT_EQ(unknown.message, "Unknown endpoint: GET /v2/chat.");
 }
 
+// Found by http_request_fuzz: Beast accepts any octet above 0x7F in a target, and the 404 message
+// that named the raw path made the strict JSON dump of the error body throw (type_error 316) on
+// the connection's strand, which ended the server.
+TEST(Routes, AnUnknownPathOfInvalidUtf8GivesAnErrorBodyThatDumps) {
+  const api::ApiError unknown = unknown_endpoint("GET", "/\xFF\xC3(caf\xC3\xA9");
+  for (api::ApiProtocol p : {api::ApiProtocol::OpenAIChat, api::ApiProtocol::AnthropicMessages}) {
+    std::string text;
+    ASSERT_NO_THROW(text = api::api_error_body(p, unknown).dump());
+    EXPECT_NE(text.find("/\xEF\xBF\xBD\xEF\xBF\xBD(caf\xC3\xA9"), std::string::npos) << text;
+    EXPECT_TRUE(nlohmann::json::accept(text));
+  }
+  EXPECT_NO_THROW(api::api_error_body(api::ApiProtocol::OpenAIChat, method_not_allowed("/\xE2\x82")).dump());
+}
+
 }  // namespace
 }  // namespace ninfer::server
