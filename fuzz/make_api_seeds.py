@@ -38,8 +38,9 @@ CHAT = {
              "add_generation_prompt": True, "thinking_token_budget": 50, "tool_enforcement": "basic",
              "tool_call_format": "xml", "user": "u", "metadata": {"a": "b"}},
     "json_object": {"messages": USER, "response_format": {"type": "json_object"}, "max_tokens": 10},
-    "regex": {"messages": USER, "structured_outputs": {"regex": "[a-z]+(,[a-z]+)*"}, "stop": ["\n", "END"]},
-    "choice": {"messages": USER, "structured_outputs": {"choice": ["yes", "no", "maybe"]}, "tool_choice": "none"},
+    "stop": {"messages": USER, "stop": ["\n", "END"], "logprobs": False},
+    "regex": {"messages": USER, "structured_outputs": {"regex": "[a-z]+(,[a-z]+)*"}},
+    "choice": {"messages": USER, "structured_outputs": {"choice": ["yes", "no", "maybe"]}, "tools": CHAT_TOOLS, "tool_choice": "none"},
     "grammar": {"messages": USER, "structured_outputs": {"grammar": "root ::= \"a\" | \"b\" root"}},
     "template": {"messages": USER, "chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}",
                  "continue_final_message": False},
@@ -54,7 +55,8 @@ COMPLETIONS = {
     "schema": {"prompt": "A person:", "response_format": {"type": "json_schema",
                                                           "json_schema": {"name": "p", "schema": SCHEMA}}},
     "choice": {"prompt": "Answer:", "structured_outputs": {"choice": ["yes", "no"]}},
-    "json": {"prompt": "{", "structured_outputs": {"json": SCHEMA}, "stop": "}"},
+    "json": {"prompt": "{", "structured_outputs": {"json": SCHEMA}},
+    "stop": {"prompt": "{", "stop": "}", "echo": False},
 }
 RESPONSES_TOOLS = [{"type": "function", "name": "get", "description": "look up",
                     "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}, "strict": True}]
@@ -88,6 +90,7 @@ ANTHROPIC_TOOLS = [{"name": "get_weather", "description": "d", "strict": True,
                    {"name": "search", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]
 ANTHROPIC = {
     "minimal": {"model": "claude-x", "max_tokens": 100, "messages": USER},
+    "stop": {"model": "m", "max_tokens": 5, "messages": USER, "stop_sequences": ["END"], "service_tier": "auto"},
     "conversation": {"model": "m", "max_tokens": 50, "system": "sys", "messages": [
         {"role": "user", "content": [{"type": "text", "text": "weather?"}, {"type": "text", "text": "in Paris"}]},
         {"role": "assistant", "content": [
@@ -102,7 +105,7 @@ ANTHROPIC = {
     "thinking_format": {"model": "m", "max_tokens": 2048, "messages": USER,
                         "thinking": {"type": "enabled", "budget_tokens": 1024},
                         "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}},
-                        "stop_sequences": ["END"], "temperature": 0.5, "top_p": 0.9, "top_k": 40, "stream": True,
+                        "temperature": 0.5, "top_p": 0.9, "top_k": 40, "stream": True,
                         "metadata": {"user_id": "u1"}},
     "system_blocks": {"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": "be terse"}],
                       "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure,"}],
