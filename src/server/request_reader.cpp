@@ -43,6 +43,9 @@ size_t RequestReader::feed(std::string_view bytes, Status& status) {
     used += n;
     if (ec || n == 0) break;
   }
+  // A whole head that Beast still reads as unfinished is malformed (a request line cut short before
+  // its version: Beast waits for the 8 bytes of "HTTP/1.1" that the head does not have).
+  if (ec == http::error::need_more && !parser_->is_header_done()) ec = http::error::partial_message;
   if (ec == http::error::need_more || (!ec && !parser_->is_done())) {
     status = Status::NeedMore;
     return used;

@@ -71,5 +71,19 @@ TEST(RequestHeadLimit, AMalformedRequestLineIsA400OnceItsHeadEndsHoweverTheReads
   }
 }
 
+// Found by http_request_fuzz: Beast reads a request version as 8 bytes, and when a whole head
+// ended before them ("POST /x 45\r\n\r\n") it waited for more bytes that could not complete it,
+// while the same head followed by a body was a 400 at once.
+TEST(RequestHeadLimit, AWholeHeadWithARequestLineCutShortIsA400HoweverTheReadsSplitIt) {
+  for (const std::string& bytes : {std::string("POST /x 45\r\n\r\n"), std::string("POST /vent-Length: 45\r\n\r\n{}"),
+                                   std::string("GET / H\r\n\r\n")}) {
+    for (size_t piece : kPieces) {
+      const Outcome out = read_in_pieces(bytes, piece, 2048);
+      EXPECT_EQ(out.status, Status::Failed) << bytes << " in pieces of " << piece;
+      EXPECT_EQ(out.error_status, 400) << bytes << " in pieces of " << piece;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ninfer::server
