@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/utf8_text.h"
+
 namespace ninfer::api {
 namespace {
 
@@ -46,8 +48,10 @@ Json parse_request_body(std::string_view body) {
     // The parser is iterative, so deep nesting cannot overflow the stack here; the depth check follows.
     value = Json::parse(body.begin(), body.end());
   } catch (const Json::exception& e) {
+    // The parser quotes what it last read, which may be invalid UTF-8 from the body; the message
+    // goes into a JSON error body.
     throw ApiError(400, "invalid_request_error",
-                   std::string("The request body is not valid JSON: ") + e.what(), "", "invalid_json");
+                   "The request body is not valid JSON: " + valid_utf8(e.what()), "", "invalid_json");
   }
   check_request_depth(value);
   return value;

@@ -5,6 +5,7 @@
 #include <boost/beast/http/status.hpp>
 
 #include "server/api_key.h"
+#include "server/routes.h"
 
 namespace ninfer::server {
 
@@ -31,17 +32,6 @@ std::string chunk(const std::string& data) {
   std::snprintf(size, sizeof size, "%zx\r\n", data.size());
   return size + data + "\r\n";
 }
-
-struct Route {
-  const char* path;
-  api::ApiProtocol protocol;
-};
-constexpr Route kApiRoutes[] = {
-    {"/v1/chat/completions", api::ApiProtocol::OpenAIChat},
-    {"/v1/completions", api::ApiProtocol::OpenAICompletions},
-    {"/v1/responses", api::ApiProtocol::OpenAIResponses},
-    {"/v1/messages", api::ApiProtocol::AnthropicMessages},
-};
 
 }  // namespace
 
@@ -150,18 +140,12 @@ void HttpConnection::handle(Request request) {
   phase_ = Phase::Handling;
   timer_.cancel();
   keep_alive_ = request.keep_alive() && !ctx_.draining;
-  std::string path(request.target());
-  if (const size_t q = path.find('?'); q != std::string::npos) path.resize(q);
+  const std::string path = request_path(request.target());
   const http::verb method = request.method();
 
-  for (const Route& route : kApiRoutes) {
-    if (path != route.path) continue;
-    if (method != http::verb::post) {
-      return respond_error(405, route.protocol,
-                           api::ApiError(405, "invalid_request_error", "Use POST for " + path + ".", "", "method_not_allowed"),
-                           path);
-    }
-    return handle_api(request, route.protocol, path);
+  if (const auto protocol = api_route(path)) {
+    if (method != http::verb::post) return respond_error(405, *protocol, method_not_allowed(path), path);
+    return handle_api(request, *protocol, path);
   }
 
   if (path == "/health" && method == http::verb::get) {
@@ -193,11 +177,7 @@ void HttpConnection::handle(Request request) {
   // Under /v1/messages an Anthropic client is asking (count_tokens, batches): answer in its shape.
   const api::ApiProtocol shape =
       path.rfind("/v1/messages", 0) == 0 ? api::ApiProtocol::AnthropicMessages : api::ApiProtocol::OpenAIChat;
-  respond_error(404, shape,
-                api::ApiError(404, "invalid_request_error", "Unknown endpoint: " + std::string(request.method_string()) +
-                                                                " " + path + ".",
-                              "", "unknown_url"),
-                "other");
+  respond_error(404, shape, unknown_endpoint(request.method_string(), path), "other");
 }
 
 void HttpConnection::handle_api(const Request& request, api::ApiProtocol protocol, const std::string& endpoint) {
@@ -323,7 +303,9 @@ void HttpConnection::respond(int status, const std::string& content_type, const 
 
 void HttpConnection::respond_error(int status, api::ApiProtocol protocol, const api::ApiError& error,
                                    const std::string& endpoint) {
-  respond(status, "application/json", api::api_error_body(protocol, error).dump(), endpoint);
+  // Replace, never throw: a message that quotes the client's bytes must not end the connection's strand.
+  respond(status, "application/json",
+          api::api_error_body(protocol, error).dump(-1, ' ', false, api::Json::error_handler_t::replace), endpoint);
 }
 
 void HttpConnection::response_done() {

@@ -23,20 +23,32 @@ size_t RequestReader::feed(std::string_view bytes, Status& status) {
   }
   size_t used = 0;
   boost::system::error_code ec;
+  // The head goes to Beast only once it is whole. Beast consumes a head in parts (the request line
+  // and complete fields as they come) and applies its header limit to each part, so that a head
+  // fed in pieces could pass the limit, and a malformed request line was reported early or late
+  // depending on where the reads split it. Here the head is measured whole, whatever the reads.
+  if (!parser_->is_header_done()) {
+    const size_t head_end = bytes.substr(0, max_header_bytes_).find("\r\n\r\n");
+    if (head_end == std::string_view::npos) {
+      if (bytes.size() < max_header_bytes_) {
+        status = Status::NeedMore;
+        return 0;
+      }
+      ec = http::error::header_limit;  // no end within the limit: too large, or never ending
+    }
+  }
   // put() stops after the head; a second call parses the body that came with it.
-  while (used < bytes.size() && !parser_->is_done()) {
+  while (!ec && used < bytes.size() && !parser_->is_done()) {
     const size_t n = parser_->put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
     used += n;
     if (ec || n == 0) break;
   }
+  // A whole head that Beast still reads as unfinished is malformed (a request line cut short before
+  // its version: Beast waits for the 8 bytes of "HTTP/1.1" that the head does not have).
+  if (ec == http::error::need_more && !parser_->is_header_done()) ec = http::error::partial_message;
   if (ec == http::error::need_more || (!ec && !parser_->is_done())) {
-    // A head that never ends: Beast reports header_limit only once it has the bytes; count them here.
-    if (!parser_->is_header_done() && used == 0 && bytes.size() > max_header_bytes_)
-      ec = http::error::header_limit;
-    else {
-      status = Status::NeedMore;
-      return used;
-    }
+    status = Status::NeedMore;
+    return used;
   }
   if (ec) {
     status = Status::Failed;

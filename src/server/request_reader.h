@@ -1,5 +1,5 @@
 // Reads HTTP/1.1 requests from a connection's bytes with the server's limits: a head larger than
-// max_header_bytes is a 431, a body larger than max_body_bytes a 413 (refused from its
+// max_header_bytes is a 431 (the head is measured whole, however the reads split it), a body larger than max_body_bytes a 413 (refused from its
 // Content-Length before it is read), anything Beast's parser rejects a 400. Pure: no socket, so
 // that the parsing is unit-tested and fuzzed as it runs.
 #pragma once

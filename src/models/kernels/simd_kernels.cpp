@@ -5,6 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "models/dtype_convert.h"
 
 namespace ninfer::models::kernels {
@@ -21,13 +25,23 @@ const char* isa_name(Isa isa) {
   return "?";
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+namespace {
+// CPUID leaf 1, ECX bit 29; clang 14's __builtin_cpu_supports has no "f16c".
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
+}  // namespace
+#endif
+
 bool isa_supported(Isa isa) {
   switch (isa) {
     case Isa::Scalar:
       return true;
 #if defined(__x86_64__) || defined(__i386__)
     case Isa::Avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case Isa::Avx512:
       return isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f");
 #else

@@ -10,7 +10,9 @@
 // reports as uninitialized inside target-attribute functions (GCC bug 105593, fixed in 13).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // a GCC-only warning
+#endif
 #include <immintrin.h>
 
 #include "models/dtype_convert.h"
