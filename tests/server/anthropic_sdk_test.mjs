@@ -8,6 +8,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import Ajv2020 from "ajv/dist/2020.js";
 import { startServer, Checks, rawSse } from "./harness.mjs";
+import { PROFILE, WEATHER, TIME } from "./schemas.mjs";
 
 const ninfer = process.argv[2];
 const KEY = "sk-ant-ninfer-test";
@@ -15,28 +16,6 @@ const MODEL = "ninfer-default";
 const ajv = new Ajv2020({ strict: false });
 const t = new Checks("anthropic_sdk");
 
-const PROFILE = {
-  type: "object",
-  properties: {
-    ok: { type: "boolean" },
-    level: { enum: ["low", "mid", "high"] },
-    n: { type: "integer", minimum: 0, maximum: 99 },
-  },
-  required: ["ok", "level", "n"],
-  additionalProperties: false,
-};
-const WEATHER = {
-  type: "object",
-  properties: { city: { enum: ["Paris", "Tokyo", "Lima"] }, unit: { enum: ["c", "f"] } },
-  required: ["city", "unit"],
-  additionalProperties: false,
-};
-const TIME = {
-  type: "object",
-  properties: { zone: { enum: ["UTC", "CET"] } },
-  required: ["zone"],
-  additionalProperties: false,
-};
 const TOOLS = [
   { name: "get_weather", description: "Weather in a city", input_schema: WEATHER, strict: true },
   { name: "get_time", description: "Time in a zone", input_schema: TIME, strict: true },

@@ -8,6 +8,7 @@
 import OpenAI from "openai";
 import Ajv2020 from "ajv/dist/2020.js";
 import { startServer, Checks, rawSse } from "./harness.mjs";
+import { PROFILE, WEATHER, TIME } from "./schemas.mjs";
 
 const ninfer = process.argv[2];
 const KEY = "sk-ninfer-responses-test";
@@ -15,28 +16,6 @@ const MODEL = "ninfer-default";
 const ajv = new Ajv2020({ strict: false });
 const t = new Checks("responses_sdk");
 
-const PROFILE = {
-  type: "object",
-  properties: {
-    ok: { type: "boolean" },
-    level: { enum: ["low", "mid", "high"] },
-    n: { type: "integer", minimum: 0, maximum: 99 },
-  },
-  required: ["ok", "level", "n"],
-  additionalProperties: false,
-};
-const WEATHER = {
-  type: "object",
-  properties: { city: { enum: ["Paris", "Tokyo", "Lima"] }, unit: { enum: ["c", "f"] } },
-  required: ["city", "unit"],
-  additionalProperties: false,
-};
-const TIME = {
-  type: "object",
-  properties: { zone: { enum: ["UTC", "CET"] } },
-  required: ["zone"],
-  additionalProperties: false,
-};
 // Responses tools are flat: {type, name, description, parameters, strict}.
 const TOOLS = [
   { type: "function", name: "get_weather", description: "Weather in a city", parameters: WEATHER, strict: true },
