@@ -68,10 +68,6 @@ void map_prompt(const Field& prompt, PromptInput& input) {
   if (input.text.empty() && input.tokens.empty()) prompt.fail("Invalid value for 'prompt': the prompt is empty.");
 }
 
-std::string finish_reason(const GenerationResult& result, const ChatRequest& request) {
-  // Chat's mapping of stop / length / errors; a completion never stops with tool calls.
-  return openai_finish_reason(result, request);
-}
 
 class CompletionsStream : public ProtocolStream {
  public:
@@ -82,7 +78,7 @@ class CompletionsStream : public ProtocolStream {
     if (d.kind == ChatDelta::Kind::Content && !d.text.empty()) out.push_back(chunks_.chunk("text", valid_utf8(d.text)));
   }
   void finish(const GenerationResult& result, std::vector<SseEvent>& out) override {
-    chunks_.finish("text", "", finish_reason(result, request_), result, out);
+    chunks_.finish("text", "", openai_finish_reason(result, request_), result, out);
   }
   void fail(const ApiError& error, std::vector<SseEvent>& out) override { OpenAIChunks::fail(error, out); }
 
@@ -96,7 +92,7 @@ class CompletionsExchange : public ApiExchange {
   CompletionsExchange(ChatRequest request, CompletionIds ids) : request_(std::move(request)), ids_(std::move(ids)) {}
   ChatRequest& request() override { return request_; }
   Json response(const PreparedPrompt&, const GenerationResult& result) override {
-    const std::string finish = finish_reason(result, request_);
+    const std::string finish = openai_finish_reason(result, request_);
     Json choice = {{"index", 0}, {"text", valid_utf8(result.text)}, {"logprobs", nullptr}, {"finish_reason", finish}};
     return {{"id", ids_.id},
             {"object", "text_completion"},

@@ -1,7 +1,6 @@
 #include "server/api_call.h"
 
 #include <iostream>
-#include <random>
 
 #include <boost/asio/post.hpp>
 
@@ -16,10 +15,8 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 std::string dump(const api::Json& j) { return j.dump(-1, ' ', false, api::Json::error_handler_t::replace); }
 
-uint64_t fresh_seed() {
-  thread_local std::mt19937_64 rng{std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32)};
-  return rng() >> 1;  // 63 bits: prints the same as a signed or an unsigned integer
-}
+// 63 bits: prints the same as a signed or an unsigned integer.
+uint64_t fresh_seed() { return api::random_u64() >> 1; }
 
 // A list-form chat template has a `tool_use` entry for requests that declare tools.
 void select_tools_template(api::ChatRequest& request, const api::ChatRequestDefaults& with_tools) {

@@ -33,6 +33,12 @@ void family(std::string& out, const char* name, const char* type, const char* he
 
 void sample(std::string& out, const std::string& name, double value) { out += name + ' ' + number_text(value) + '\n'; }
 
+// A family of one unlabelled sample.
+void single(std::string& out, const char* name, const char* type, const char* help, double value) {
+  family(out, name, type, help);
+  sample(out, name, value);
+}
+
 // Latency buckets from 0.5 ms to 60 s; the mask buckets go down to 1 µs.
 std::vector<double> latency_bounds() {
   return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
@@ -89,18 +95,12 @@ std::string ServerMetrics::render(const EngineStats* engine) const {
       out += "ninfer_requests_total{endpoint=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " +
              std::to_string(n) + '\n';
   }
-  family(out, "ninfer_requests_active", "gauge", "Generation requests producing output.");
-  sample(out, "ninfer_requests_active", double(active.load()));
-  family(out, "ninfer_requests_pending", "gauge", "Admitted generation requests waiting for their first output.");
-  sample(out, "ninfer_requests_pending", double(pending.load()));
-  family(out, "ninfer_requests_cancelled_total", "counter", "Requests cancelled because the client went away.");
-  sample(out, "ninfer_requests_cancelled_total", double(cancelled.load()));
-  family(out, "ninfer_open_connections", "gauge", "Open HTTP connections.");
-  sample(out, "ninfer_open_connections", double(open_connections.load()));
-  family(out, "ninfer_prompt_tokens_total", "counter", "Prompt tokens of finished requests.");
-  sample(out, "ninfer_prompt_tokens_total", double(prompt_tokens.load()));
-  family(out, "ninfer_completion_tokens_total", "counter", "Completion tokens of finished requests.");
-  sample(out, "ninfer_completion_tokens_total", double(completion_tokens.load()));
+  single(out, "ninfer_requests_active", "gauge", "Generation requests producing output.", double(active.load()));
+  single(out, "ninfer_requests_pending", "gauge", "Admitted generation requests waiting for their first output.", double(pending.load()));
+  single(out, "ninfer_requests_cancelled_total", "counter", "Requests cancelled because the client went away.", double(cancelled.load()));
+  single(out, "ninfer_open_connections", "gauge", "Open HTTP connections.", double(open_connections.load()));
+  single(out, "ninfer_prompt_tokens_total", "counter", "Prompt tokens of finished requests.", double(prompt_tokens.load()));
+  single(out, "ninfer_completion_tokens_total", "counter", "Completion tokens of finished requests.", double(completion_tokens.load()));
 
   const std::pair<const char*, const Histogram*> histograms[] = {
       {"ninfer_time_to_first_token_seconds", &time_to_first_token},
@@ -129,16 +129,11 @@ std::string ServerMetrics::render(const EngineStats* engine) const {
   out += "ninfer_compile_cache_total{outcome=\"hit\"} " + std::to_string(e.cache_hits) + '\n';
   out += "ninfer_compile_cache_total{outcome=\"built\"} " + std::to_string(e.cache_builds) + '\n';
   out += "ninfer_compile_cache_total{outcome=\"waited\"} " + std::to_string(e.cache_waits) + '\n';
-  family(out, "ninfer_engine_steps_total", "counter", "Engine decode steps.");
-  sample(out, "ninfer_engine_steps_total", double(e.steps));
-  family(out, "ninfer_engine_rows_decoded_total", "counter", "Rows decoded over all steps.");
-  sample(out, "ninfer_engine_rows_decoded_total", double(e.rows_decoded));
-  family(out, "ninfer_engine_requests_finished_total", "counter", "Requests the engine finished (failed and cancelled included).");
-  sample(out, "ninfer_engine_requests_finished_total", double(e.finished));
-  family(out, "ninfer_engine_requests_failed_total", "counter", "Requests that ended in an error.");
-  sample(out, "ninfer_engine_requests_failed_total", double(e.failed));
-  family(out, "ninfer_engine_requests_cancelled_total", "counter", "Requests the engine stopped on a cancel.");
-  sample(out, "ninfer_engine_requests_cancelled_total", double(e.cancelled));
+  single(out, "ninfer_engine_steps_total", "counter", "Engine decode steps.", double(e.steps));
+  single(out, "ninfer_engine_rows_decoded_total", "counter", "Rows decoded over all steps.", double(e.rows_decoded));
+  single(out, "ninfer_engine_requests_finished_total", "counter", "Requests the engine finished (failed and cancelled included).", double(e.finished));
+  single(out, "ninfer_engine_requests_failed_total", "counter", "Requests that ended in an error.", double(e.failed));
+  single(out, "ninfer_engine_requests_cancelled_total", "counter", "Requests the engine stopped on a cancel.", double(e.cancelled));
   return out;
 }
 
