@@ -25,6 +25,16 @@ struct EngineOptions {
   size_t grammar_cache_bytes = size_t(256) << 20;
   int threads = 0;                            // model threads; 0 = hardware concurrency
   int max_outstanding = 256;                  // submitted but unfinished requests
+  // Chunked prefill: a step's forward pass holds at most max_step_tokens positions (decode rows and
+  // prompt chunks together). While any row is decoding, prompts advance by at most
+  // prefill_tokens_while_decoding positions per step, so that a long new prompt slows the running
+  // streams' inter-token latency by a bounded amount instead of freezing them.
+  int max_step_tokens = 512;
+  int prefill_tokens_while_decoding = 32;
+  // Exact prefix cache: KV blocks of prompts computed before, reused by later prompts that start
+  // with the same tokens (a shared system prompt and tools). 0 bytes turns it off.
+  size_t prefix_cache_bytes = size_t(1) << 30;
+  int prefix_cache_block_tokens = 16;
 };
 
 struct PromptInput {
@@ -146,6 +156,7 @@ struct Usage {
   int prompt_tokens = 0;
   int completion_tokens = 0;
   int reasoning_tokens = 0;  // chat: completion tokens of the thinking block, its close included
+  int cached_tokens = 0;     // prompt tokens restored from the prefix cache instead of computed
 };
 
 struct GenerationResult {
@@ -203,6 +214,12 @@ struct EngineStats {
   uint64_t provider_calls = 0;  // batches that asked for masks
   uint64_t cache_hits = 0, cache_builds = 0, cache_waits = 0;
   uint64_t finished = 0, failed = 0, cancelled = 0;
+  uint64_t prompt_tokens_computed = 0;  // prompt positions run through the model
+  uint64_t prompt_chunks = 0;           // prompt pieces that did not end their prompt (chunked prefill)
+  // The exact prefix cache: lookups that reused at least one block / none, prompt positions restored,
+  // blocks dropped for the budget, and what it holds now.
+  uint64_t prefix_cache_hits = 0, prefix_cache_misses = 0, prefix_cache_hit_tokens = 0, prefix_cache_evictions = 0;
+  uint64_t prefix_cache_blocks = 0, prefix_cache_bytes = 0;
   // Cumulative wall seconds on the worker: model forward, mask fill (lookahead included), sampling,
   // and preview + commit + publish.
   double forward_s = 0, mask_s = 0, sample_s = 0, commit_s = 0;

@@ -26,6 +26,8 @@ class KvCache {
 
   float* keys(int slot, int layer) { return slots_[slot].keys[layer].data(); }
   float* values(int slot, int layer) { return slots_[slot].values[layer].data(); }
+  const float* keys(int slot, int layer) const { return slots_[slot].keys[layer].data(); }
+  const float* values(int slot, int layer) const { return slots_[slot].values[layer].data(); }
 
   size_t bytes() const;  // currently allocated
 

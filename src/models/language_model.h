@@ -4,9 +4,11 @@
 // one and ask for K+1 logit rows, and a slot can be truncated back when drafts are rejected.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 namespace ninfer::tokenizer {
@@ -40,6 +42,19 @@ class LanguageModel {
   // in row order, each row's positions in order. Appends the rows' tokens to their slots.
   // Throws std::invalid_argument for a bad slot, an empty row or a row past max_context().
   virtual void forward(std::span<const ForwardRow> rows, std::span<float> logits) = 0;
+
+  // The prefix cache's access to the KV state, as opaque bytes: kv_bytes_per_position() bytes per
+  // position (0: the model cannot export its state, and no prefix is ever reused). read_kv copies
+  // positions [begin, begin + count) of a slot out; append_kv writes `count` positions at the
+  // slot's end, exactly as read_kv gave them, so that a forward after it computes bit for bit
+  // what it would have after computing those positions itself.
+  virtual size_t kv_bytes_per_position() const { return 0; }
+  virtual void read_kv(int /*slot*/, int /*begin*/, int /*count*/, std::span<std::byte> /*out*/) const {
+    throw std::logic_error("this model does not export its KV state");
+  }
+  virtual void append_kv(int /*slot*/, int /*count*/, std::span<const std::byte> /*in*/) {
+    throw std::logic_error("this model does not import KV state");
+  }
 };
 
 }  // namespace ninfer::models

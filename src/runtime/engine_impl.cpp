@@ -1,5 +1,6 @@
 #include "runtime/engine_impl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -80,6 +81,14 @@ EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const Engin
   if (options_.max_batch_rows < 1) throw std::invalid_argument("max_batch_rows must be at least 1");
   if (options_.max_batch_rows > model_->slot_count())
     throw std::invalid_argument("max_batch_rows exceeds the model's sequence slots");
+  if (options_.max_step_tokens < options_.max_batch_rows)
+    throw std::invalid_argument("max_step_tokens must be at least max_batch_rows");
+  if (options_.prefill_tokens_while_decoding < 1)
+    throw std::invalid_argument("prefill_tokens_while_decoding must be at least 1");
+  if (options_.prefix_cache_block_tokens < 1) throw std::invalid_argument("prefix_cache_block_tokens must be at least 1");
+  if (options_.prefix_cache_bytes > 0 && model_->kv_bytes_per_position() > 0)
+    prefix_cache_ = std::make_unique<runtime::PrefixCache>(model_->description(), options_.prefix_cache_block_tokens,
+                                                           options_.prefix_cache_bytes, model_->kv_bytes_per_position());
   max_context_ = std::min(options_.max_context, model_->max_context());
   runtime::ProgramOptions po;
   po.max_rows = options_.max_batch_rows;
@@ -340,6 +349,7 @@ void EngineImpl::run() {
 
 void EngineImpl::admit() {
   std::vector<std::unique_ptr<Request>> expired;
+  std::vector<Request*> admitted;
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
     const Clock::time_point now = Clock::now();
@@ -359,6 +369,7 @@ void EngineImpl::admit() {
       r->slot = free_slots_.back();
       free_slots_.pop_back();
       r->started = now;
+      admitted.push_back(r.get());
       active_.push_back(std::move(r));
     }
   }
@@ -368,8 +379,26 @@ void EngineImpl::admit() {
     else
       finish(r, FinishReason::Error, RequestErrorKind::DeadlineExceeded, "pending deadline passed before a batch row was free");
   }
-  for (auto& r : active_)
-    if (!r->prefilled && model_->slot_length(r->slot) != 0) model_->truncate_slot(r->slot, 0);
+  for (Request* r : admitted) {
+    if (model_->slot_length(r->slot) != 0) model_->truncate_slot(r->slot, 0);
+    if (!prefix_cache_) continue;
+    // At least the prompt's last token is computed: its logits give the first output token.
+    r->prompt_done = static_cast<size_t>(
+        prefix_cache_->restore(r->prompt, static_cast<int>(r->prompt.size()) - 1, *model_, r->slot));
+    r->cached_tokens = r->prompt_done;
+  }
+  if (prefix_cache_ && !admitted.empty()) publish_prefix_cache_stats();
+}
+
+void EngineImpl::publish_prefix_cache_stats() {
+  const runtime::PrefixCacheStats& p = prefix_cache_->stats();
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_.prefix_cache_hits = p.hits;
+  stats_.prefix_cache_misses = p.misses;
+  stats_.prefix_cache_hit_tokens = p.hit_tokens;
+  stats_.prefix_cache_evictions = p.evictions;
+  stats_.prefix_cache_blocks = p.blocks;
+  stats_.prefix_cache_bytes = p.bytes;
 }
 
 void EngineImpl::step() {
@@ -379,22 +408,43 @@ void EngineImpl::step() {
   std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
   if (active_.empty()) return;
 
+  // The step's rows: every decoding row, then prompt chunks in admission order within the budget.
+  // While rows decode, prompts get a small budget (their inter-token latency is what it buys);
+  // alone, they get the whole step.
+  int decoding = 0;
+  for (const auto& r : active_) decoding += r->prefilled;
+  int budget = options_.max_step_tokens - decoding;
+  if (decoding > 0) budget = std::min(budget, options_.prefill_tokens_while_decoding);
+
+  std::vector<size_t> index;  // batch row -> active_ index
   std::vector<Request*> rows;
   std::vector<runtime::BatchRow> batch;
+  index.reserve(active_.size());
   rows.reserve(active_.size());
   batch.reserve(active_.size());
   bool any_constrained = false;
-  for (auto& r : active_) {
-    rows.push_back(r.get());
+  for (size_t a = 0; a < active_.size(); ++a) {
+    Request& r = *active_[a];
     runtime::BatchRow b;
-    b.slot = r->slot;
-    b.input = r->prefilled ? std::span<const int32_t>(&r->generated.back(), 1) : std::span<const int32_t>(r->prompt);
-    b.params = sampling_params(r->options.sampling);
-    b.penalties = r->penalties;
-    b.seed = r->seed;
-    b.position = r->generated.size();
+    b.slot = r.slot;
+    if (r.prefilled) {
+      b.input = std::span<const int32_t>(&r.generated.back(), 1);
+    } else {
+      const size_t remaining = r.prompt.size() - r.prompt_done;
+      const size_t chunk = std::min(remaining, static_cast<size_t>(std::max(budget, 0)));
+      if (chunk == 0) continue;  // waits for a later step
+      budget -= static_cast<int>(chunk);
+      b.input = std::span<const int32_t>(r.prompt).subspan(r.prompt_done, chunk);
+      b.sample = chunk == remaining;
+    }
+    b.params = sampling_params(r.options.sampling);
+    b.penalties = r.penalties;
+    b.seed = r.seed;
+    b.position = r.generated.size();
+    index.push_back(a);
+    rows.push_back(&r);
     batch.push_back(b);
-    any_constrained |= r->session->constrained();
+    any_constrained |= b.sample && r.session->constrained();
   }
   BatchMaskProvider provider(rows);
   runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
@@ -406,12 +456,13 @@ void EngineImpl::step() {
   for (size_t i = 0; i < rows.size(); ++i) {
     const runtime::RowResult& rr = pending.rows[i];
     if (rr.kind != runtime::RowResultKind::Produced) continue;
-    const int budget = rows[i]->options.max_tokens - static_cast<int>(rows[i]->generated.size());
-    outcomes[i] = rows[i]->session->preview(rr.tokens, budget);
+    const int budget_left = rows[i]->options.max_tokens - static_cast<int>(rows[i]->generated.size());
+    outcomes[i] = rows[i]->session->preview(rr.tokens, budget_left);
     if (!outcomes[i].ok) {
-      for (size_t j = 0; j < i; ++j) rows[j]->session->discard();
+      for (size_t j = 0; j < i; ++j)
+        if (pending.rows[j].kind == runtime::RowResultKind::Produced) rows[j]->session->discard();
       program_->abort();
-      finish(active_[i], FinishReason::Error, RequestErrorKind::Internal,
+      finish(active_[index[i]], FinishReason::Error, RequestErrorKind::Internal,
              "a sampled token was refused by the request's matcher (integrity failure)");
       std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
       return;
@@ -420,24 +471,51 @@ void EngineImpl::step() {
   }
   program_->commit(accepted);
 
+  // Prompts are in their slots now, whatever their first token turns out to be: chunks advance,
+  // and completed prompts give their whole blocks to the prefix cache.
+  uint64_t prompt_tokens = 0, chunks = 0, sampled = 0;
+  bool stored = false;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Request& r = *rows[i];
+    if (r.prefilled) {
+      ++sampled;
+      continue;
+    }
+    prompt_tokens += batch[i].input.size();
+    r.prompt_done += batch[i].input.size();
+    if (!batch[i].sample) {
+      ++chunks;
+      continue;
+    }
+    ++sampled;
+    if (prefix_cache_) {
+      prefix_cache_->store(r.prompt, *model_, r.slot);
+      stored = true;
+    }
+  }
+  if (stored) publish_prefix_cache_stats();
   {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.steps;
-    stats_.rows_decoded += rows.size();
+    stats_.rows_decoded += sampled;
+    stats_.prompt_tokens_computed += prompt_tokens;
+    stats_.prompt_chunks += chunks;
     if (any_constrained) ++stats_.provider_calls;
-    for (Request* r : rows) stats_.constrained_rows += r->session->constrained();
+    for (size_t i = 0; i < rows.size(); ++i) stats_.constrained_rows += batch[i].sample && rows[i]->session->constrained();
   }
 
   for (size_t i = 0; i < rows.size(); ++i) {
     Request& r = *rows[i];
+    std::unique_ptr<Request>& owner = active_[index[i]];
     const runtime::RowResult& rr = pending.rows[i];
+    if (rr.kind == runtime::RowResultKind::PromptChunk) continue;
     if (rr.kind == runtime::RowResultKind::ConstraintDeadEnd) {
-      finish(active_[i], FinishReason::Error, RequestErrorKind::ConstraintDeadEnd,
+      finish(owner, FinishReason::Error, RequestErrorKind::ConstraintDeadEnd,
              "generation reached a grammar state with no legal token: " + r.session->explain_dead_end());
       continue;
     }
     if (rr.kind == runtime::RowResultKind::NonFiniteLogits) {
-      finish(active_[i], FinishReason::Error, RequestErrorKind::NonFiniteLogits, "the model produced a non-finite logit");
+      finish(owner, FinishReason::Error, RequestErrorKind::NonFiniteLogits, "the model produced a non-finite logit");
       continue;
     }
     r.session->commit();
@@ -452,10 +530,10 @@ void EngineImpl::step() {
     r.text += ev.text;
     if (!ev.tokens.empty()) r.state->publish(std::move(ev));
     if (outcomes[i].eos || r.stops.stopped()) {
-      finish(active_[i], FinishReason::Stop);
+      finish(owner, FinishReason::Stop);
     } else if (static_cast<int>(r.generated.size()) >= r.options.max_tokens ||
                model_->slot_length(r.slot) + 1 > max_context_) {
-      finish(active_[i], FinishReason::Length);
+      finish(owner, FinishReason::Length);
     }
   }
   std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
@@ -494,6 +572,7 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
   res.tokens = std::move(r.generated);
   res.finish_reason = reason;
   res.usage.prompt_tokens = static_cast<int>(r.prompt.size());
+  res.usage.cached_tokens = static_cast<int>(r.cached_tokens);
   res.usage.completion_tokens = static_cast<int>(res.tokens.size());
   res.seed = r.seed;
   res.error = error;

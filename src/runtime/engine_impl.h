@@ -15,6 +15,7 @@
 #include "models/language_model.h"
 #include "ninfer/engine.h"
 #include "runtime/chat_prompt.h"
+#include "runtime/prefix_cache.h"
 #include "runtime/program.h"
 #include "runtime/request.h"
 #include "tokenizer/token_domain_source.h"
@@ -63,6 +64,7 @@ class EngineImpl {
   std::unique_ptr<runtime::Program> program_;
   std::vector<std::unique_ptr<runtime::Request>> active_;
   std::vector<int> free_slots_;
+  std::unique_ptr<runtime::PrefixCache> prefix_cache_;  // null when off
   std::thread worker_;
 
   mutable std::mutex stats_mu_;
@@ -74,6 +76,7 @@ class EngineImpl {
   void run();
   void admit();
   void step();
+  void publish_prefix_cache_stats();
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});
 };

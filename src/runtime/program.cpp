@@ -43,13 +43,15 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   forward_rows_.clear();
   slots_.clear();
   lengths_before_.clear();
+  size_t sampled = 0;
   for (const BatchRow& r : rows) {
-    forward_rows_.push_back(models::ForwardRow{r.slot, r.input, 1});
+    forward_rows_.push_back(models::ForwardRow{r.slot, r.input, r.sample ? 1 : 0});
+    sampled += r.sample;
     slots_.push_back(r.slot);
     lengths_before_.push_back(model_.slot_length(r.slot));
   }
   auto t0 = std::chrono::steady_clock::now();
-  model_.forward(forward_rows_, std::span<float>(logits_.data(), rows.size() * size_t(width)));
+  model_.forward(forward_rows_, std::span<float>(logits_.data(), sampled * size_t(width)));
   timings_.forward_s += since(t0);
   t0 = std::chrono::steady_clock::now();
 
@@ -57,12 +59,12 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   bool any_constrained = false;
   for (size_t i = 0; i < rows.size(); ++i) {
     descriptors_[i] = RowMaskDescriptor{};
-    if (provider && provider->row_constrained(static_cast<int>(i))) any_constrained = true;
+    if (provider && rows[i].sample && provider->row_constrained(static_cast<int>(i))) any_constrained = true;
   }
   if (any_constrained) {
     ++provider_calls_;
     for (size_t i = 0; i < rows.size(); ++i) {
-      if (!provider->row_constrained(static_cast<int>(i))) continue;
+      if (!rows[i].sample || !provider->row_constrained(static_cast<int>(i))) continue;
       const int row = static_cast<int>(i);
       MaskRowSlice slice{mask_words_.data() + layout_.word_offset(row, 0),
                          mask_states_.data() + layout_.position_index(row, 0), layout_.words_per_position,
@@ -75,11 +77,17 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   timings_.mask_s += since(t0);
   t0 = std::chrono::steady_clock::now();
   pending_.size = static_cast<int>(rows.size());
+  size_t logits_row = 0;  // sampled rows' logits are consecutive
   for (size_t i = 0; i < rows.size(); ++i) {
     RowResult& out = pending_.rows[i];
     out.tokens.clear();
-    out.kind = RowResultKind::Produced;
     out.extent = descriptors_[i].extent;
+    if (!rows[i].sample) {
+      out.kind = RowResultKind::PromptChunk;
+      continue;
+    }
+    out.kind = RowResultKind::Produced;
+    const size_t this_row = logits_row++;
     ops::MaskRow mask{nullptr, layout_.domain_size};
     if (descriptors_[i].enabled) {
       if (mask_states_[layout_.position_index(static_cast<int>(i), 0)] != PositionState::Ready) {
@@ -88,7 +96,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
       }
       mask.words = mask_words_.data() + layout_.word_offset(static_cast<int>(i), 0);
     }
-    const std::span<const float> row_logits(logits_.data() + i * size_t(width), size_t(width));
+    const std::span<const float> row_logits(logits_.data() + this_row * size_t(width), size_t(width));
     const ops::SampleResult s = ops::sample_token(row_logits, mask, rows[i].params, rows[i].penalties,
                                                   ops::RngKey{rows[i].seed, rows[i].position, ops::RngPurpose::Sample});
     switch (s.status) {

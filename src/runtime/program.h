@@ -26,12 +26,16 @@ struct BatchRow {
   std::span<const ops::TokenCount> penalties;
   uint64_t seed = 0;
   uint64_t position = 0;  // logical output position of the token sampled this step (RNG key)
+  // false: a prompt chunk that is not the prompt's last: the model reads it, nothing is sampled and
+  // the row's result is PromptChunk (no logits are computed for it, no mask is asked for).
+  bool sample = true;
 };
 
 enum class RowResultKind {
   Produced,           // tokens holds the produced prefix (one token without drafts)
   ConstraintDeadEnd,  // the verified position has no legal token: commits zero tokens, fails alone
   NonFiniteLogits,    // a legal token's logit is NaN/inf: commits zero tokens, fails alone
+  PromptChunk,        // BatchRow::sample was false: the input is in the slot, nothing was produced
 };
 
 struct RowResult {

@@ -72,7 +72,9 @@ struct Request {
 
   // Worker-owned execution state.
   int slot = -1;
-  bool prefilled = false;
+  size_t prompt_done = 0;   // prompt positions in the slot (restored or computed)
+  size_t cached_tokens = 0; // of which restored from the prefix cache
+  bool prefilled = false;   // the whole prompt is in, and the first token was sampled
   std::vector<int32_t> generated;
   std::string text;
   std::vector<ops::TokenCount> penalties;

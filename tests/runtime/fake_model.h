@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -32,7 +33,9 @@ class FakeModel final : public models::LanguageModel {
   void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
     size_t out = 0;
     ++forward_calls;
+    if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
+      if (record_forwards) forward_log.back().push_back({r.slot, static_cast<int>(r.tokens.size()), r.logits_count});
       if (r.slot < 0 || r.slot >= slot_count()) throw std::invalid_argument("bad slot");
       if (r.tokens.empty()) throw std::invalid_argument("empty row");
       auto& s = slots_[r.slot];
@@ -41,16 +44,42 @@ class FakeModel final : public models::LanguageModel {
         s.push_back(r.tokens[i]);
         if (i + r.logits_count >= r.tokens.size()) {
           if ((out + 1) * width_ > logits.size()) throw std::invalid_argument("logits buffer too small");
-          fill(s.back(), s.size(), logits.subspan(out * width_, width_));
+          fill(exports_kv ? prefix_hash(s) : uint64_t(s.back()), s.size(), logits.subspan(out * width_, width_));
           ++out;
         }
       }
     }
   }
 
+  // The prefix cache's view: a position's "KV state" is its token id, and logits depend on the whole
+  // slot, so a prefix restored wrongly changes the output.
+  size_t kv_bytes_per_position() const override { return exports_kv ? sizeof(int32_t) : 0; }
+  void read_kv(int slot, int begin, int count, std::span<std::byte> out) const override {
+    const auto& s = slots_.at(slot);
+    if (begin < 0 || count < 0 || size_t(begin + count) > s.size() || out.size() < size_t(count) * 4)
+      throw std::invalid_argument("read_kv out of range");
+    std::memcpy(out.data(), s.data() + begin, size_t(count) * 4);
+  }
+  void append_kv(int slot, int count, std::span<const std::byte> in) override {
+    auto& s = slots_.at(slot);
+    if (count < 0 || s.size() + count > size_t(max_context_) || in.size() < size_t(count) * 4)
+      throw std::invalid_argument("append_kv out of range");
+    const size_t at = s.size();
+    s.resize(at + count);
+    std::memcpy(s.data() + at, in.data(), size_t(count) * 4);
+  }
+  const std::vector<int32_t>& slot_tokens(int slot) const { return slots_.at(slot); }
+
   // Overridable per-test: NaN for one slot, a favoured token, ...
   float nan_at_position = -1;
   int forward_calls = 0;
+  bool exports_kv = false;
+  // Every forward's rows (slot, tokens, logits_count), when asked for.
+  struct LoggedRow {
+    int slot, tokens, logits_count;
+  };
+  bool record_forwards = false;
+  std::vector<std::vector<LoggedRow>> forward_log;
 
  private:
   std::shared_ptr<const tokenizer::Tokenizer> tok_;
@@ -66,8 +95,13 @@ class FakeModel final : public models::LanguageModel {
     x ^= x >> 33;
     return x;
   }
-  void fill(int32_t last, size_t position, std::span<float> out) const {
-    const uint64_t base = mix(uint64_t(last) * 1000003ull + position);
+  static uint64_t prefix_hash(const std::vector<int32_t>& s) {
+    uint64_t h = 0x243f6a8885a308d3ull;
+    for (int32_t t : s) h = mix(h ^ uint32_t(t));
+    return h;
+  }
+  void fill(uint64_t last, size_t position, std::span<float> out) const {
+    const uint64_t base = mix(last * 1000003ull + position);
     for (size_t i = 0; i < out.size(); ++i) {
       const uint64_t h = mix(base ^ (i * 0x9e3779b97f4a7c15ull));
       out[i] = static_cast<float>((h >> 11) * 0x1.0p-53 * 6.0 - 3.0);

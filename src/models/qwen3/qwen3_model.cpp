@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "models/kernels/parallel_matmul.h"
@@ -189,6 +190,46 @@ void Qwen3Model::truncate_slot(int slot, int length) {
                                 std::to_string(kv_->length(slot)) + "] for slot " + std::to_string(slot));
   }
   kv_->set_length(slot, length);
+}
+
+size_t Qwen3Model::kv_bytes_per_position() const {
+  return 2 * static_cast<size_t>(weights_->config.num_layers) * static_cast<size_t>(kv_->kv_dim()) * sizeof(float);
+}
+
+void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> out) const {
+  check_slot(slot, "read_kv");
+  if (begin < 0 || count < 0 || begin + count > kv_->length(slot))
+    throw std::invalid_argument("read_kv: positions [" + std::to_string(begin) + ", " + std::to_string(begin + count) +
+                                ") outside the slot's " + std::to_string(kv_->length(slot)));
+  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(float);
+  if (out.size() < static_cast<size_t>(count) * kv_bytes_per_position())
+    throw std::invalid_argument("read_kv: output too small");
+  std::byte* p = out.data();
+  const size_t offset = static_cast<size_t>(begin) * kv_->kv_dim();
+  for (int l = 0; l < weights_->config.num_layers; ++l) {
+    std::memcpy(p, kv_->keys(slot, l) + offset, run);
+    std::memcpy(p + run, kv_->values(slot, l) + offset, run);
+    p += 2 * run;
+  }
+}
+
+void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
+  check_slot(slot, "append_kv");
+  const int begin = kv_->length(slot);
+  if (count < 0 || begin + count > options_.max_context)
+    throw std::invalid_argument("append_kv: " + std::to_string(count) + " positions do not fit the slot");
+  if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
+    throw std::invalid_argument("append_kv: input too small");
+  kv_->reserve(slot, begin + count);
+  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(float);
+  const std::byte* p = in.data();
+  const size_t offset = static_cast<size_t>(begin) * kv_->kv_dim();
+  for (int l = 0; l < weights_->config.num_layers; ++l) {
+    std::memcpy(kv_->keys(slot, l) + offset, p, run);
+    std::memcpy(kv_->values(slot, l) + offset, p + run, run);
+    p += 2 * run;
+  }
+  kv_->set_length(slot, begin + count);
 }
 
 void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logits) {

@@ -49,6 +49,11 @@ class Qwen3Model final : public LanguageModel {
   // Rows must name distinct slots. logits_count 0 is accepted too (a prefill piece whose logits
   // nobody needs); logits must hold at least sum(logits_count) * vocab_size() floats.
   void forward(std::span<const ForwardRow> rows, std::span<float> logits) override;
+  // Layout of the bytes: for each layer, the keys then the values of the positions, kv_dim floats
+  // each.
+  size_t kv_bytes_per_position() const override;
+  void read_kv(int slot, int begin, int count, std::span<std::byte> out) const override;
+  void append_kv(int slot, int count, std::span<const std::byte> in) override;
 
   const Qwen3Config& config() const { return weights_->config; }
   kernels::Isa isa() const { return kernels_->isa; }

@@ -1,0 +1,294 @@
+// The exact prefix cache on its own (blocks, exact keys, LRU eviction leaves first, the budget) and
+// inside the Engine (the same outputs with and without it, what a hit reports), over the fake model,
+// whose "KV state" is the token ids and whose logits hash the whole slot, so that any wrongly
+// restored position changes the output.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "runtime/engine_impl.h"
+#include "runtime/fake_model.h"
+#include "runtime/prefix_cache.h"
+#include "runtime/runtime_test_support.h"
+
+namespace ninfer {
+namespace {
+
+using runtime::PrefixCache;
+using testing::FakeModel;
+
+std::shared_ptr<FakeModel> kv_model(int slots = 4, int max_context = 512) {
+  auto m = std::make_shared<FakeModel>(testing::qwen3_tokenizer(), slots, max_context);
+  m->exports_kv = true;
+  return m;
+}
+
+std::vector<int32_t> tokens(int n, int32_t first) {
+  std::vector<int32_t> t(static_cast<size_t>(n));
+  std::iota(t.begin(), t.end(), first);
+  return t;
+}
+
+std::vector<int32_t> concat(std::vector<int32_t> a, const std::vector<int32_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Writes `t` into the slot as a forward pass would (the cache reads it back from there).
+void compute(FakeModel& m, int slot, const std::vector<int32_t>& t) {
+  m.truncate_slot(slot, 0);
+  std::vector<float> logits(static_cast<size_t>(m.vocab_size()));
+  models::ForwardRow row{slot, t, 1};
+  m.forward({&row, 1}, logits);
+}
+
+constexpr size_t kBlockBytes = 16 * sizeof(int32_t);  // 16 positions of the fake model's 4 bytes
+
+TEST(PrefixCache, RestoresTheLongestCachedPrefixInWholeBlocks) {
+  auto m = kv_model();
+  PrefixCache cache("fake", 16, 100 * kBlockBytes, m->kv_bytes_per_position());
+  const auto a = tokens(40, 100);
+  compute(*m, 0, a);
+  cache.store(a, *m, 0);
+  EXPECT_EQ(cache.stats().blocks, 2u);  // 40 tokens = 2 whole blocks + 8 not cached
+  EXPECT_EQ(cache.stats().bytes, 2 * kBlockBytes);
+
+  // The same prompt: both blocks, and the slot holds exactly those positions.
+  EXPECT_EQ(cache.restore(a, 39, *m, 1), 32);
+  EXPECT_EQ(m->slot_tokens(1), std::vector<int32_t>(a.begin(), a.begin() + 32));
+  // A prompt that differs in its second block: only the first.
+  auto b = a;
+  b[20] = 7;
+  m->truncate_slot(2, 0);
+  EXPECT_EQ(cache.restore(b, 39, *m, 2), 16);
+  EXPECT_EQ(m->slot_tokens(2), std::vector<int32_t>(a.begin(), a.begin() + 16));
+  // max_tokens bounds the match (a whole prompt of 32 keeps its last token to compute).
+  m->truncate_slot(3, 0);
+  EXPECT_EQ(cache.restore(std::span<const int32_t>(a).first(32), 31, *m, 3), 16);
+  // A different first token: nothing, and the slot stays empty.
+  auto c = a;
+  c[0] = 1;
+  m->truncate_slot(3, 0);
+  EXPECT_EQ(cache.restore(c, 39, *m, 3), 0);
+  EXPECT_EQ(m->slot_length(3), 0);
+
+  const runtime::PrefixCacheStats& s = cache.stats();
+  EXPECT_EQ(s.hits, 3u);
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.hit_tokens, 32u + 16u + 16u);
+  EXPECT_EQ(s.evictions, 0u);
+  // Storing what is there already adds nothing.
+  cache.store(a, *m, 0);
+  EXPECT_EQ(cache.stats().blocks, 2u);
+  EXPECT_EQ(cache.stats().stored_blocks, 2u);
+}
+
+TEST(PrefixCache, KeysIncludeTheModelAndThePositions) {
+  auto m = kv_model();
+  PrefixCache cache("fake", 4, 100 * 4 * sizeof(int32_t), m->kv_bytes_per_position());
+  // Block [5,6,7,8] at positions 4..7 must not serve a prompt that starts with it.
+  const std::vector<int32_t> a = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  compute(*m, 0, a);
+  cache.store(a, *m, 0);
+  const std::vector<int32_t> b = {5, 6, 7, 8, 9, 10, 11, 12, 13};
+  EXPECT_EQ(cache.restore(b, 8, *m, 1), 0);
+  // The same tokens under another model's key: no hit either.
+  PrefixCache other("other", 4, 100 * 4 * sizeof(int32_t), m->kv_bytes_per_position());
+  EXPECT_EQ(other.restore(a, 8, *m, 1), 0);
+}
+
+TEST(PrefixCache, EvictsLeastRecentlyUsedLeavesFirstWithinTheBudget) {
+  auto m = kv_model();
+  PrefixCache cache("fake", 16, 3 * kBlockBytes, m->kv_bytes_per_position());
+  const auto a = tokens(32, 100);                         // blocks A1 A2
+  const auto b = concat(tokens(16, 100), tokens(16, 500));  // A1 B2
+  compute(*m, 0, a);
+  cache.store(a, *m, 0);
+  compute(*m, 0, b);
+  cache.store(b, *m, 0);
+  EXPECT_EQ(cache.stats().blocks, 3u);
+  // A new chain needs room: A2, the oldest leaf, goes; A1 (B2's parent, touched after it) stays.
+  const auto c = tokens(16, 900);
+  compute(*m, 0, c);
+  cache.store(c, *m, 0);
+  EXPECT_EQ(cache.stats().evictions, 1u);
+  EXPECT_EQ(cache.stats().blocks, 3u);
+  EXPECT_LE(cache.stats().bytes, 3 * kBlockBytes);
+  m->truncate_slot(1, 0);
+  EXPECT_EQ(cache.restore(a, 32, *m, 1), 16);  // A1 only
+  m->truncate_slot(1, 0);
+  EXPECT_EQ(cache.restore(b, 32, *m, 1), 32);  // A1 B2
+  m->truncate_slot(1, 0);
+  EXPECT_EQ(cache.restore(c, 16, *m, 1), 16);
+  // A chain longer than the whole budget keeps what fits, never more.
+  const auto d = tokens(16 * 5, 2000);
+  compute(*m, 0, d);
+  cache.store(d, *m, 0);
+  EXPECT_LE(cache.stats().bytes, 3 * kBlockBytes);
+  m->truncate_slot(1, 0);
+  EXPECT_EQ(cache.restore(d, 80, *m, 1), 48);
+}
+
+TEST(PrefixCache, ABudgetBelowOneBlockStoresNothing) {
+  auto m = kv_model();
+  PrefixCache cache("fake", 16, kBlockBytes - 1, m->kv_bytes_per_position());
+  const auto a = tokens(40, 100);
+  compute(*m, 0, a);
+  cache.store(a, *m, 0);
+  EXPECT_EQ(cache.stats().blocks, 0u);
+  EXPECT_EQ(cache.restore(a, 39, *m, 1), 0);
+}
+
+EngineOptions engine_options(bool cache, int rows = 4) {
+  EngineOptions o;
+  o.max_batch_rows = rows;
+  o.max_context = 512;
+  o.prefix_cache_bytes = cache ? (size_t(1) << 20) : 0;
+  o.prefix_cache_block_tokens = 16;
+  return o;
+}
+
+PreparedPrompt token_prompt(std::vector<int32_t> t) {
+  PreparedPrompt p;
+  p.tokens = std::move(t);
+  return p;
+}
+
+RequestOptions sampled(uint64_t seed, int max_tokens = 24) {
+  RequestOptions r;
+  r.sampling.seed = seed;
+  r.max_tokens = max_tokens;
+  r.ignore_eos = true;
+  return r;
+}
+
+TEST(PrefixCacheEngine, OutputsAreTheSameWithAndWithoutTheCache) {
+  EngineImpl with(kv_model(), engine_options(true)), without(kv_model(), engine_options(false));
+  const auto system = tokens(70, 1000);  // 4 whole blocks + 6
+  for (int turn = 0; turn < 4; ++turn) {
+    const auto p = concat(system, tokens(5 + turn, 3000 + 50 * turn));
+    for (uint64_t seed : {1u, 2u}) {
+      const GenerationResult a = with.submit(token_prompt(p), sampled(seed)).wait();
+      const GenerationResult b = without.submit(token_prompt(p), sampled(seed)).wait();
+      ASSERT_EQ(a.finish_reason, FinishReason::Length) << a.error_message;
+      EXPECT_EQ(a.tokens, b.tokens) << "turn " << turn << " seed " << seed;
+      // The first request computes everything; each later one restores the 4 shared blocks (the
+      // same prompt twice restores its whole blocks).
+      const int expected_cached = turn == 0 && seed == 1 ? 0 : 64;
+      EXPECT_EQ(a.usage.cached_tokens, expected_cached) << "turn " << turn << " seed " << seed;
+      EXPECT_EQ(b.usage.cached_tokens, 0);
+    }
+  }
+  const EngineStats s = with.stats();
+  EXPECT_EQ(s.prefix_cache_misses, 1u);
+  EXPECT_EQ(s.prefix_cache_hits, 7u);
+  EXPECT_EQ(s.prefix_cache_hit_tokens, 7u * 64);
+  EXPECT_GT(s.prefix_cache_blocks, 0u);
+  EXPECT_EQ(s.prompt_tokens_computed + s.prefix_cache_hit_tokens, without.stats().prompt_tokens_computed);
+  EXPECT_EQ(without.stats().prefix_cache_hits + without.stats().prefix_cache_misses, 0u);
+}
+
+TEST(PrefixCacheEngine, ConstrainedRequestsShareTheCacheWithTheirOwnMasks) {
+  EngineImpl e(kv_model(), engine_options(true));
+  const auto system = tokens(40, 1000);
+  RequestOptions digits = sampled(3, 16);
+  digits.ignore_eos = false;
+  digits.constraint = OutputConstraint::regex("[0-9]{6}");
+  RequestOptions letters = digits;
+  letters.constraint = OutputConstraint::regex("[a-f]{6}");
+  const GenerationResult a = e.submit(token_prompt(concat(system, {5})), digits).wait();
+  const GenerationResult b = e.submit(token_prompt(concat(system, {6})), letters).wait();
+  ASSERT_EQ(a.finish_reason, FinishReason::Stop) << a.error_message;
+  ASSERT_EQ(b.finish_reason, FinishReason::Stop) << b.error_message;
+  EXPECT_EQ(a.text.find_first_not_of("0123456789"), std::string::npos) << a.text;
+  EXPECT_EQ(b.text.find_first_not_of("abcdef"), std::string::npos) << b.text;
+  EXPECT_EQ(a.usage.cached_tokens, 0);
+  EXPECT_EQ(b.usage.cached_tokens, 32);
+}
+
+EngineOptions chunking_options(int while_decoding, int step) {
+  EngineOptions o = engine_options(false);
+  o.max_step_tokens = step;
+  o.prefill_tokens_while_decoding = while_decoding;
+  return o;
+}
+
+TEST(ChunkedPrefill, ALongPromptEntersInChunksBesideTheDecodingRows) {
+  auto model = kv_model();
+  EngineImpl e(model, chunking_options(4, 64));
+  // A decodes alone first; B's 61-token prompt then joins while A keeps decoding.
+  RequestHandle a = e.submit(token_prompt(tokens(3, 10)), sampled(1, 200));
+  ASSERT_TRUE(a.next());  // A has produced a token: it is decoding
+  const auto long_prompt = tokens(61, 400);
+  RequestHandle b = e.submit(token_prompt(long_prompt), sampled(2, 8));
+  const GenerationResult rb = b.wait();
+  const GenerationResult ra = a.wait();
+  ASSERT_EQ(rb.finish_reason, FinishReason::Length) << rb.error_message;
+  ASSERT_EQ(ra.finish_reason, FinishReason::Length) << ra.error_message;
+
+  // The same requests alone, unchunked, give the same tokens.
+  EngineImpl alone(kv_model(), engine_options(false));
+  EXPECT_EQ(alone.submit(token_prompt(long_prompt), sampled(2, 8)).wait().tokens, rb.tokens);
+  EXPECT_EQ(alone.submit(token_prompt(tokens(3, 10)), sampled(1, 200)).wait().tokens, ra.tokens);
+  const EngineStats s = e.stats();
+  EXPECT_EQ(s.prompt_chunks, 15u);  // 61 = 15 chunks of 4 + the last token, which samples
+  EXPECT_EQ(s.prompt_tokens_computed, 3u + 61u);
+}
+
+TEST(ChunkedPrefill, EveryStepWithAPromptChunkAlsoDecodesTheRunningRows) {
+  auto model = kv_model();
+  model->record_forwards = true;
+  EngineImpl e(model, chunking_options(5, 64));
+  e.hold_admission(true);
+  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, 60));
+  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, 60));
+  e.hold_admission(false);
+  ASSERT_TRUE(a.next());
+  RequestHandle b = e.submit(token_prompt(tokens(47, 400)), sampled(2, 4));
+  const GenerationResult rb = b.wait();
+  a.wait();
+  c.wait();
+  ASSERT_EQ(rb.finish_reason, FinishReason::Length);
+  // Find B's slot from its first chunk (the only row of 5 tokens without logits).
+  int chunk_steps = 0;
+  for (const auto& step : model->forward_log) {
+    int decoding = 0, chunk_tokens = 0;
+    for (const auto& row : step) {
+      if (row.tokens == 1 && row.logits_count == 1) ++decoding;
+      if (row.logits_count == 0) chunk_tokens += row.tokens;
+    }
+    if (chunk_tokens == 0) continue;
+    ++chunk_steps;
+    EXPECT_LE(chunk_tokens, 5);
+    EXPECT_EQ(decoding, 2) << "a step with a prompt chunk left a decoding row out";
+  }
+  EXPECT_EQ(chunk_steps, 9);  // 47 = 9 chunks of 5 + a last piece of 2, which samples
+}
+
+TEST(ChunkedPrefill, AlonePromptsUseTheWholeStepBudget) {
+  auto model = kv_model();
+  model->record_forwards = true;
+  EngineImpl e(model, chunking_options(4, 32));
+  const GenerationResult r = e.submit(token_prompt(tokens(100, 400)), sampled(2, 3)).wait();
+  ASSERT_EQ(r.finish_reason, FinishReason::Length);
+  ASSERT_GE(model->forward_log.size(), 4u);
+  // 100 = 32 + 32 + 32 + 4: nobody decodes meanwhile, so each step takes max_step_tokens.
+  const std::vector<int> want = {32, 32, 32, 4};
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(model->forward_log[i].size(), 1u);
+    EXPECT_EQ(model->forward_log[i][0].tokens, want[i]);
+    EXPECT_EQ(model->forward_log[i][0].logits_count, i + 1 == want.size() ? 1 : 0);
+  }
+}
+
+TEST(ChunkedPrefill, OptionsAreChecked) {
+  EngineOptions o = engine_options(false);
+  o.prefill_tokens_while_decoding = 0;
+  EXPECT_THROW(EngineImpl(kv_model(), o), std::invalid_argument);
+  o = engine_options(false);
+  o.max_step_tokens = 2;  // below max_batch_rows
+  EXPECT_THROW(EngineImpl(kv_model(), o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ninfer
