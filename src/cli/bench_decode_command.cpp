@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/bench_chat_command.h"
+#include "cli/bench_prefill_command.h"
 #include "cli/bench_server_command.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
@@ -250,6 +251,7 @@ void register_bench_commands(CLI::App& app, int& status) {
   add_constraint_flags(*cmd, args->constraint);
   cmd->callback([args, &status] { status = run_bench(*args); });
   register_bench_chat_command(*bench, status);
+  register_bench_prefill_command(*bench, status);
   register_bench_server_command(*bench, status);
 }
 

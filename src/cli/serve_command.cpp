@@ -34,6 +34,15 @@ void register_serve_command(CLI::App& app, int& status) {
   cmd->add_option("--max-outstanding", o->engine.max_outstanding, "submitted but unfinished requests (503 beyond)")
       ->check(integer_option<int>(1))
       ->capture_default_str();
+  cmd->add_option("--max-step-tokens", o->engine.max_step_tokens, "positions one forward step may hold (prompt chunks and decode rows)")
+      ->check(integer_option<int>(1))
+      ->capture_default_str();
+  cmd->add_option("--prefill-tokens-while-decoding", o->engine.prefill_tokens_while_decoding,
+                  "prompt positions per step while other rows decode (bounds their inter-token latency)")
+      ->check(integer_option<int>(1))
+      ->capture_default_str();
+  auto prefix_cache_mib = std::make_shared<size_t>(o->engine.prefix_cache_bytes >> 20);
+  cmd->add_option("--prefix-cache-mib", *prefix_cache_mib, "memory for the exact prefix cache (0 = off)")->capture_default_str();
   cmd->add_option("--threads", o->engine.threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
   cmd->add_option("--io-threads", o->io_threads, "threads that run all connections")
       ->check(integer_option<int>(1))
@@ -56,7 +65,8 @@ void register_serve_command(CLI::App& app, int& status) {
       ->check(integer_option<int>(0))
       ->capture_default_str();
   cmd->add_flag("!--no-request-log", o->log_requests, "no JSON line per finished request on stderr");
-  cmd->callback([o, drain_ms, keep_alive_s, read_timeout_ms, &status] {
+  cmd->callback([o, drain_ms, keep_alive_s, read_timeout_ms, prefix_cache_mib, &status] {
+    o->engine.prefix_cache_bytes = *prefix_cache_mib << 20;
     o->request_read_timeout = std::chrono::milliseconds(*read_timeout_ms);
     o->drain_timeout = std::chrono::milliseconds(*drain_ms);
     o->keep_alive_timeout = std::chrono::seconds(*keep_alive_s);

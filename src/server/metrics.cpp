@@ -134,6 +134,20 @@ std::string ServerMetrics::render(const EngineStats* engine) const {
   single(out, "ninfer_engine_requests_finished_total", "counter", "Requests the engine finished (failed and cancelled included).", double(e.finished));
   single(out, "ninfer_engine_requests_failed_total", "counter", "Requests that ended in an error.", double(e.failed));
   single(out, "ninfer_engine_requests_cancelled_total", "counter", "Requests the engine stopped on a cancel.", double(e.cancelled));
+  single(out, "ninfer_engine_prompt_tokens_computed_total", "counter",
+         "Prompt positions run through the model (positions restored from the prefix cache excluded).",
+         double(e.prompt_tokens_computed));
+  single(out, "ninfer_engine_prompt_chunks_total", "counter", "Prompt pieces that did not end their prompt (chunked prefill).",
+         double(e.prompt_chunks));
+  family(out, "ninfer_prefix_cache_lookups_total", "counter", "Prefix cache lookups by outcome (a hit reuses at least one block).");
+  out += "ninfer_prefix_cache_lookups_total{outcome=\"hit\"} " + std::to_string(e.prefix_cache_hits) + '\n';
+  out += "ninfer_prefix_cache_lookups_total{outcome=\"miss\"} " + std::to_string(e.prefix_cache_misses) + '\n';
+  single(out, "ninfer_prefix_cache_hit_tokens_total", "counter", "Prompt positions restored from the prefix cache.",
+         double(e.prefix_cache_hit_tokens));
+  single(out, "ninfer_prefix_cache_evictions_total", "counter", "Prefix cache blocks dropped for the memory budget.",
+         double(e.prefix_cache_evictions));
+  single(out, "ninfer_prefix_cache_blocks", "gauge", "Prefix cache blocks held.", double(e.prefix_cache_blocks));
+  single(out, "ninfer_prefix_cache_bytes", "gauge", "Prefix cache KV bytes held.", double(e.prefix_cache_bytes));
   return out;
 }
 
