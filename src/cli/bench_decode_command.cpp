@@ -1,5 +1,6 @@
 #include "cli/bench_decode_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -44,7 +45,9 @@ constexpr const char* kDefaultBenchSchema = R"({
 
 struct BenchArgs {
   std::string model;
-  int batch = 1;
+  std::vector<int> batches = {1};  // one run per B, in one process
+  bool unconstrained_only = false;
+  int batch = 1;                   // the B of the current run
   int tokens = 64;
   int repeats = 3;
   int threads = 0;
@@ -176,56 +179,87 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
   return j;
 }
 
-int run_bench(const BenchArgs& a) {
+// One B: warm-up rounds, then unconstrained and constrained rounds interleaved.
+nlohmann::ordered_json run_batch(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a,
+                                 const std::optional<OutputConstraint>& c, bool default_schema) {
+  // Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies
+  // the grammar states these documents reach (both are kept by the compile cache for later
+  // requests); its cold figures are reported separately.
+  const Round cold_free = run_round(engine, prompt, a, std::nullopt, 0);
+  std::optional<Round> cold_constrained;
+  if (!a.unconstrained_only) cold_constrained = run_round(engine, prompt, a, c, 0);
+
+  std::vector<Round> free_rounds, constrained_rounds;
+  for (int r = 0; r < a.repeats; ++r) {  // interleaved, so drift hits both modes alike
+    free_rounds.push_back(run_round(engine, prompt, a, std::nullopt, a.seed + r));
+    if (!a.unconstrained_only) constrained_rounds.push_back(run_round(engine, prompt, a, c, a.seed + r));
+  }
+  nlohmann::ordered_json out;
+  out["model"] = engine.model_description();
+  out["batch"] = a.batch;
+  out["tokens_per_row"] = a.tokens;
+  out["repeats"] = a.repeats;
+  out["unconstrained"] = summarize_rounds(free_rounds, a);
+  out["unconstrained"]["tokens_per_s_per_row"] = out["unconstrained"]["tokens_per_s"].get<double>() / a.batch;
+  if (a.unconstrained_only) {
+    out["cold_round"] = {{"unconstrained", summarize_rounds({cold_free}, a)}};
+    return out;
+  }
+  out["constraint"] = constraint_kind_name(c->kind());
+  out["default_schema"] = default_schema;
+  out["cold_round"] = {{"unconstrained", summarize_rounds({cold_free}, a)},
+                       {"constrained", summarize_rounds({*cold_constrained}, a)}};
+  out["constrained"] = summarize_rounds(constrained_rounds, a);
+  out["constrained"]["tokens_per_s_per_row"] = out["constrained"]["tokens_per_s"].get<double>() / a.batch;
+  const double base = out["unconstrained"]["ms_per_token"].get<double>();
+  const double with = out["constrained"]["ms_per_token"].get<double>();
+  out["added_ms_per_token_p50"] = with - base;
+  out["added_fraction_of_step"] = base > 0 ? (with - base) / base : 0.0;
+  if (out["constrained"].contains("constraint_cpu_ms_per_token_p50")) {
+    const double cpu = out["constrained"]["constraint_cpu_ms_per_token_p50"].get<double>();
+    out["constraint_cpu_fraction_of_step"] = base > 0 ? cpu / base : 0.0;
+  }
+  return out;
+}
+
+int run_bench(const BenchArgs& args) {
   try {
     std::optional<OutputConstraint> c;
-    const bool has_flags = has_constraint(a.constraint);
+    const bool has_flags = has_constraint(args.constraint);
     if (has_flags)
-      c = build_constraint(a.constraint);
+      c = build_constraint(args.constraint);
     else  // default: a realistic schema whose documents are long, so rows stay in steady-state decode
       c = OutputConstraint::json_schema(kDefaultBenchSchema);
     EngineOptions eo;
-    eo.model = a.model;
-    eo.max_batch_rows = a.batch;
-    eo.threads = a.threads;
+    eo.model = args.model;
+    eo.max_batch_rows = *std::max_element(args.batches.begin(), args.batches.end());
+    eo.threads = args.threads;
     eo.max_context = 4096;
     Engine engine(eo);
     PromptInput in;
-    in.text = a.prompt;
+    in.text = args.prompt;
     const PreparedPrompt prompt = engine.prepare(in);
-    if (static_cast<int>(prompt.tokens.size()) + a.tokens + 1 > eo.max_context)
+    if (static_cast<int>(prompt.tokens.size()) + args.tokens + 1 > eo.max_context)
       throw std::invalid_argument("--tokens too large for a 4096-position context");
-
-    // Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies
-    // the grammar states these documents reach (both are kept by the compile cache for later
-    // requests); its cold figures are reported separately.
-    const Round cold_free = run_round(engine, prompt, a, std::nullopt, 0);
-    const Round cold_constrained = run_round(engine, prompt, a, c, 0);
-
-    std::vector<Round> free_rounds, constrained_rounds;
-    for (int r = 0; r < a.repeats; ++r) {  // interleaved, so drift hits both modes alike
-      free_rounds.push_back(run_round(engine, prompt, a, std::nullopt, a.seed + r));
-      constrained_rounds.push_back(run_round(engine, prompt, a, c, a.seed + r));
+    std::vector<nlohmann::ordered_json> runs;
+    for (int b : args.batches) {
+      BenchArgs a = args;
+      a.batch = b;
+      runs.push_back(run_batch(engine, prompt, a, c, !has_flags));
     }
+    if (runs.size() == 1) {
+      std::cout << runs[0].dump(2) << std::endl;
+      return 0;
+    }
+    // Several B: each run, and total throughput against the first B's.
     nlohmann::ordered_json out;
     out["model"] = engine.model_description();
-    out["batch"] = a.batch;
-    out["tokens_per_row"] = a.tokens;
-    out["repeats"] = a.repeats;
-    out["constraint"] = constraint_kind_name(c->kind());
-    out["default_schema"] = !has_flags;
-    out["cold_round"] = {{"unconstrained", summarize_rounds({cold_free}, a)},
-                         {"constrained", summarize_rounds({cold_constrained}, a)}};
-    out["unconstrained"] = summarize_rounds(free_rounds, a);
-    out["constrained"] = summarize_rounds(constrained_rounds, a);
-    const double base = out["unconstrained"]["ms_per_token"].get<double>();
-    const double with = out["constrained"]["ms_per_token"].get<double>();
-    out["added_ms_per_token_p50"] = with - base;
-    out["added_fraction_of_step"] = base > 0 ? (with - base) / base : 0.0;
-    if (out["constrained"].contains("constraint_cpu_ms_per_token_p50")) {
-      const double cpu = out["constrained"]["constraint_cpu_ms_per_token_p50"].get<double>();
-      out["constraint_cpu_fraction_of_step"] = base > 0 ? cpu / base : 0.0;
-    }
+    out["runs"] = runs;
+    const double first = runs[0]["unconstrained"]["tokens_per_s"].get<double>();
+    nlohmann::ordered_json ratios;
+    for (const auto& r : runs)
+      ratios["b" + std::to_string(r["batch"].get<int>())] = r["unconstrained"]["tokens_per_s"].get<double>() / first;
+    out["unconstrained_total_tokens_per_s_vs_first"] = ratios;
     std::cout << out.dump(2) << std::endl;
     return 0;
   } catch (const std::exception& e) {
@@ -241,7 +275,10 @@ void register_bench_commands(CLI::App& app, int& status) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = bench->add_subcommand("decode", "Unconstrained vs constrained decode speed in one process");
   cmd->add_option("--model", args->model, "HF model folder or GGUF file (default: the generated tiny model)");
-  cmd->add_option("--batch", args->batch, "rows decoded together (B)")->check(integer_option<int>(1, 256));
+  cmd->add_option("--batch", args->batches, "rows decoded together (B); a list (1,4,8,16) runs each in one process")
+      ->delimiter(',')
+      ->check(integer_option<int>(1, 256));
+  cmd->add_flag("--unconstrained-only", args->unconstrained_only, "skip the constrained rounds");
   cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(integer_option<int>(2, 100000));
   cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(integer_option<int>(1, 100));
   cmd->add_option("--threads", args->threads, "model threads (0 = all cores)")->check(integer_option<int>(0));

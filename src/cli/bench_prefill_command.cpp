@@ -3,6 +3,8 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,9 @@ struct PrefillArgs {
   int repeats = 3;
   int suffix = 16;  // new tokens after the shared prefix in the prefix-cache measurement
   bool skip_engine = false;
+  int streams = 0;               // interleaving: decoding streams running while the prompt is admitted
+  int while_decoding = 0;        // EngineOptions::prefill_tokens_while_decoding (0 = the default)
+  int baseline_gaps = 24;        // inter-token gaps per stream measured before the prompt arrives
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -166,14 +171,87 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   return j;
 }
 
+// Chunked prefill interleaved with decode: S streams decode; then an N-token prompt arrives. The
+// streams' inter-token gaps before it (baseline) against those while it is prefilled (until its
+// first token).
+nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& path) {
+  EngineOptions eo;
+  eo.model = path;
+  eo.max_batch_rows = a.streams + 1;
+  eo.threads = a.threads;
+  eo.max_context = a.tokens + 64;
+  eo.prefix_cache_bytes = 0;
+  if (a.while_decoding > 0) eo.prefill_tokens_while_decoding = a.while_decoding;
+  Engine engine(eo);
+  const int32_t ids = engine.vocab_size();
+  std::mutex mu;
+  std::vector<std::vector<Clock::time_point>> token_times(static_cast<size_t>(a.streams));
+  std::vector<RequestHandle> streams;
+  std::vector<std::thread> readers;
+  for (int i = 0; i < a.streams; ++i) {
+    PreparedPrompt p;
+    p.tokens = prompt_tokens(8, 500 + i, ids);
+    RequestOptions ro;
+    ro.sampling.seed = 7 + i;
+    ro.max_tokens = eo.max_context - 16;
+    ro.ignore_eos = true;
+    streams.push_back(engine.submit(std::move(p), ro));
+    readers.emplace_back([&, i, h = streams.back()]() mutable {
+      while (auto ev = h.next()) {
+        if (ev->done) break;
+        if (ev->tokens.empty()) continue;
+        std::lock_guard<std::mutex> lock(mu);
+        token_times[i].push_back(Clock::now());
+      }
+    });
+  }
+  auto gaps_so_far = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    size_t least = SIZE_MAX;
+    for (const auto& t : token_times) least = std::min(least, t.size());
+    return least;
+  };
+  // A few gaps of warm-up, then the baseline.
+  while (gaps_so_far() < static_cast<size_t>(a.baseline_gaps + 4)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const auto arrival = Clock::now();
+  const Ttft big = first_token(engine, prompt_tokens(a.tokens, 600, ids), 1);
+  const auto first = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(big.seconds));
+  for (RequestHandle& h : streams) h.cancel();
+  for (std::thread& t : readers) t.join();
+
+  std::vector<double> before, during;
+  for (const auto& times : token_times) {
+    for (size_t k = 4; k < times.size(); ++k) {  // gaps after the warm-up
+      const double ms = std::chrono::duration<double, std::milli>(times[k] - times[k - 1]).count();
+      if (times[k] <= arrival) before.push_back(ms);
+      else if (times[k - 1] >= arrival && times[k] <= first) during.push_back(ms);
+    }
+  }
+  std::sort(before.begin(), before.end());
+  std::sort(during.begin(), during.end());
+  const double base = percentile(before, 50), p99 = percentile(during, 99);
+  return {{"streams", a.streams},
+          {"prompt_tokens", a.tokens},
+          {"prefill_tokens_while_decoding", eo.prefill_tokens_while_decoding},
+          {"prompt_ttft_s", big.seconds},
+          {"itl_ms_without_p50", base},
+          {"itl_ms_without", summarize(before)},
+          {"itl_ms_during", summarize(during)},
+          {"p99_during_over_median_without", base > 0 ? p99 / base : 0.0}};
+}
+
 int run_prefill(const PrefillArgs& a) {
   try {
     const std::string path = a.model.empty() ? models::ensure_default_model() : a.model;
     nlohmann::ordered_json out;
     out["tokens"] = a.tokens;
     out["repeats"] = a.repeats;
-    out["forward"] = forward_only(a, path);
-    if (!a.skip_engine) out["engine"] = through_engine(a, path);
+    if (a.streams > 0) {
+      out["interleaving"] = interleaving(a, path);
+    } else {
+      out["forward"] = forward_only(a, path);
+      if (!a.skip_engine) out["engine"] = through_engine(a, path);
+    }
     std::cout << out.dump(2) << std::endl;
     return 0;
   } catch (const std::exception& e) {
@@ -195,6 +273,10 @@ void register_bench_prefill_command(CLI::App& bench, int& status) {
   cmd->add_option("--suffix", args->suffix, "prefix cache: new tokens after the shared N")
       ->check(integer_option<int>(1, 4096))
       ->capture_default_str();
+  cmd->add_option("--streams", args->streams, "measure only the interleaving: S streams decode while the N-token prompt is admitted")
+      ->check(integer_option<int>(0, 64));
+  cmd->add_option("--prefill-while-decoding", args->while_decoding, "interleaving: prompt tokens per step while streams decode")
+      ->check(integer_option<int>(1));
   cmd->add_flag("--forward-only", args->skip_engine, "only the model's forward pass (no Engine, no prefix cache)");
   cmd->callback([args, &status] { status = run_prefill(*args); });
 }
