@@ -34,6 +34,8 @@ expect_usage_error "--presence-penalty: must be a finite number (got inf)" gener
 expect_usage_error "--seed: must be an integer >= 0 (got -3)" generate --prompt x --seed -3
 expect_usage_error "--threads: must be an integer >= 0 (got -1)" generate --prompt x --threads -1
 expect_usage_error "--batch: must be an integer from 1 to 256 (got 0)" bench decode --batch 0
+expect_usage_error "--tokens: must be an integer from 1 to 1048576 (got 0)" bench prefill --tokens 0
+expect_usage_error "--streams: must be an integer from 0 to 64 (got 65)" bench prefill --streams 65
 expect_usage_error "--tokens: must be an integer from 2 to 100000 (got 1)" bench decode --tokens 1
 expect_usage_error "--repeats: must be an integer from 1 to 100 (got 101)" bench decode --repeats 101
 expect_usage_error "--max-docs: must be an integer >= 1 (got 0)" grammar bench --tokenizer qwen3 --json-object --inputs "$TMP" --max-docs 0
