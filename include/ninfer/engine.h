@@ -27,10 +27,13 @@ struct EngineOptions {
   int max_outstanding = 256;                  // submitted but unfinished requests
   // Chunked prefill: a step's forward pass holds at most max_step_tokens positions (decode rows and
   // prompt chunks together). While any row is decoding, prompts advance by at most
-  // prefill_tokens_while_decoding positions per step, so that a long new prompt slows the running
-  // streams' inter-token latency by a bounded amount instead of freezing them.
+  // prefill_tokens_while_decoding positions per step, and by fewer when max_decode_slowdown is set:
+  // then the chunk is sized from measured forward times so that a step takes about that many times
+  // a step of the decoding rows alone. A long new prompt thus slows the running streams by a bounded
+  // factor instead of freezing them. max_decode_slowdown 0: always prefill_tokens_while_decoding.
   int max_step_tokens = 512;
-  int prefill_tokens_while_decoding = 32;
+  int prefill_tokens_while_decoding = 256;
+  double max_decode_slowdown = 2.0;
   // Exact prefix cache: KV blocks of prompts computed before, reused by later prompts that start
   // with the same tokens (a shared system prompt and tools). 0 bytes turns it off.
   size_t prefix_cache_bytes = size_t(1) << 30;

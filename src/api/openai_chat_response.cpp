@@ -53,6 +53,8 @@ Json openai_usage(const Usage& usage) {
             {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
   // OpenAI's place for thinking tokens (the thinking block, its close included).
   if (usage.reasoning_tokens > 0) j["completion_tokens_details"] = {{"reasoning_tokens", usage.reasoning_tokens}};
+  // Prompt tokens the prefix cache restored instead of computing (OpenAI's field for cache hits).
+  if (usage.cached_tokens > 0) j["prompt_tokens_details"] = {{"cached_tokens", usage.cached_tokens}};
   return j;
 }
 

@@ -103,7 +103,7 @@ Json response_item_json(const ResponseItem& item) {
 
 Json responses_usage(const Usage& usage) {
   return {{"input_tokens", usage.prompt_tokens},
-          {"input_tokens_details", {{"cached_tokens", 0}}},
+          {"input_tokens_details", {{"cached_tokens", usage.cached_tokens}}},
           {"output_tokens", usage.completion_tokens},
           {"output_tokens_details", {{"reasoning_tokens", usage.reasoning_tokens}}},
           {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};

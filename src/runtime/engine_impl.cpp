@@ -85,6 +85,8 @@ EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const Engin
     throw std::invalid_argument("max_step_tokens must be at least max_batch_rows");
   if (options_.prefill_tokens_while_decoding < 1)
     throw std::invalid_argument("prefill_tokens_while_decoding must be at least 1");
+  if (!(options_.max_decode_slowdown == 0 || options_.max_decode_slowdown > 1))
+    throw std::invalid_argument("max_decode_slowdown must be 0 (off) or above 1");
   if (options_.prefix_cache_block_tokens < 1) throw std::invalid_argument("prefix_cache_block_tokens must be at least 1");
   if (options_.prefix_cache_bytes > 0 && model_->kv_bytes_per_position() > 0)
     prefix_cache_ = std::make_unique<runtime::PrefixCache>(model_->description(), options_.prefix_cache_block_tokens,
@@ -390,6 +392,29 @@ void EngineImpl::admit() {
   if (prefix_cache_ && !admitted.empty()) publish_prefix_cache_stats();
 }
 
+int EngineImpl::prompt_budget(int decoding) const {
+  const int step = options_.max_step_tokens - decoding;
+  if (decoding == 0) return step;
+  int chunk = options_.prefill_tokens_while_decoding;
+  if (options_.max_decode_slowdown > 0 && decode_step_s_ > 0 && prompt_position_s_ > 0) {
+    const double fits = (options_.max_decode_slowdown - 1.0) * decode_step_s_ / prompt_position_s_;
+    chunk = static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(chunk)));
+  }
+  return std::min(step, chunk);
+}
+
+void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions) {
+  constexpr double kWeight = 0.25;  // of the newest step
+  auto average = [](double& avg, double sample) { avg = avg == 0 ? sample : avg + kWeight * (sample - avg); };
+  if (prompt_positions == 0) {
+    if (decoding > 0) average(decode_step_s_, forward_s);
+    return;
+  }
+  // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step.
+  const double prompt_s = decoding > 0 && decode_step_s_ > 0 ? forward_s - decode_step_s_ : forward_s;
+  if (prompt_s > 0) average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
+}
+
 void EngineImpl::publish_prefix_cache_stats() {
   const runtime::PrefixCacheStats& p = prefix_cache_->stats();
   std::lock_guard<std::mutex> lock(stats_mu_);
@@ -413,8 +438,7 @@ void EngineImpl::step() {
   // alone, they get the whole step.
   int decoding = 0;
   for (const auto& r : active_) decoding += r->prefilled;
-  int budget = options_.max_step_tokens - decoding;
-  if (decoding > 0) budget = std::min(budget, options_.prefill_tokens_while_decoding);
+  int budget = prompt_budget(decoding);
 
   std::vector<size_t> index;  // batch row -> active_ index
   std::vector<Request*> rows;
@@ -447,7 +471,9 @@ void EngineImpl::step() {
     any_constrained |= b.sample && r.session->constrained();
   }
   BatchMaskProvider provider(rows);
+  const double forward_before = program_->timings().forward_s;
   runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
+  const double forward_s = program_->timings().forward_s - forward_before;
   const Clock::time_point commit_t0 = Clock::now();
 
   // Preview every row's produced prefix; a failed preview restores all previews and aborts the batch.
@@ -494,6 +520,7 @@ void EngineImpl::step() {
     }
   }
   if (stored) publish_prefix_cache_stats();
+  learn_step_costs(forward_s, decoding, prompt_tokens);
   {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.steps;

@@ -65,6 +65,9 @@ class EngineImpl {
   std::vector<std::unique_ptr<runtime::Request>> active_;
   std::vector<int> free_slots_;
   std::unique_ptr<runtime::PrefixCache> prefix_cache_;  // null when off
+  // Moving averages of forward seconds: a step of decoding rows alone, and one prompt position (for
+  // sizing prompt chunks beside decoding rows; 0 = not measured yet).
+  double decode_step_s_ = 0, prompt_position_s_ = 0;
   std::thread worker_;
 
   mutable std::mutex stats_mu_;
@@ -77,6 +80,8 @@ class EngineImpl {
   void admit();
   void step();
   void publish_prefix_cache_stats();
+  int prompt_budget(int decoding) const;
+  void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions);
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});
 };

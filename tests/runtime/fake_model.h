@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <stdexcept>
 #include <vector>
 
@@ -33,6 +35,11 @@ class FakeModel final : public models::LanguageModel {
   void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
     size_t out = 0;
     ++forward_calls;
+    if (delay_per_position.count() > 0) {
+      size_t positions = 0;
+      for (const models::ForwardRow& r : rows) positions += r.tokens.size();
+      std::this_thread::sleep_for(delay_per_position * positions);
+    }
     if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
       if (record_forwards) forward_log.back().push_back({r.slot, static_cast<int>(r.tokens.size()), r.logits_count});
@@ -74,6 +81,8 @@ class FakeModel final : public models::LanguageModel {
   float nan_at_position = -1;
   int forward_calls = 0;
   bool exports_kv = false;
+  // A forward pass that takes time in proportion to its positions (for chunk sizing by cost).
+  std::chrono::microseconds delay_per_position{0};
   // Every forward's rows (slot, tokens, logits_count), when asked for.
   struct LoggedRow {
     int slot, tokens, logits_count;

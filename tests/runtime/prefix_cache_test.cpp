@@ -210,6 +210,7 @@ EngineOptions chunking_options(int while_decoding, int step) {
   EngineOptions o = engine_options(false);
   o.max_step_tokens = step;
   o.prefill_tokens_while_decoding = while_decoding;
+  o.max_decode_slowdown = 0;  // a fixed budget: the schedule below does not depend on timings
   return o;
 }
 
@@ -281,12 +282,50 @@ TEST(ChunkedPrefill, AlonePromptsUseTheWholeStepBudget) {
   }
 }
 
+TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
+  // Every position costs the same 4 ms: two decoding rows take 8 ms a step, so a slowdown of 2 leaves
+  // room for about 2 prompt positions per step, far below the 64 allowed.
+  auto model = kv_model();
+  model->record_forwards = true;
+  model->delay_per_position = std::chrono::milliseconds(4);
+  EngineOptions o = engine_options(false);
+  o.prefill_tokens_while_decoding = 64;
+  o.max_decode_slowdown = 2.0;
+  EngineImpl e(model, o);
+  e.hold_admission(true);
+  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, 150));
+  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, 150));
+  e.hold_admission(false);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(a.next());  // decode-only steps measured
+  RequestHandle b = e.submit(token_prompt(tokens(40, 400)), sampled(2, 2));
+  ASSERT_EQ(b.wait().finish_reason, FinishReason::Length);
+  a.cancel();
+  c.cancel();
+  a.wait();
+  c.wait();
+  std::vector<int> chunks;
+  for (const auto& step : model->forward_log)
+    for (const auto& row : step)
+      if (row.logits_count == 0) chunks.push_back(row.tokens);
+  // A and C's prompts measured a position's cost, their decode steps a step's: every chunk follows
+  // them (sleep overshoot on a busy machine moves the estimates a little; the first chunk is left
+  // out, the estimates still settling).
+  ASSERT_GE(chunks.size(), 3u) << "the prompt was not cut by cost";
+  std::vector<int> later(chunks.begin() + 1, chunks.end());
+  std::sort(later.begin(), later.end());
+  EXPECT_LE(later[later.size() / 2], 8);
+  EXPECT_GE(later.front(), 1);
+}
+
 TEST(ChunkedPrefill, OptionsAreChecked) {
   EngineOptions o = engine_options(false);
   o.prefill_tokens_while_decoding = 0;
   EXPECT_THROW(EngineImpl(kv_model(), o), std::invalid_argument);
   o = engine_options(false);
   o.max_step_tokens = 2;  // below max_batch_rows
+  EXPECT_THROW(EngineImpl(kv_model(), o), std::invalid_argument);
+  o = engine_options(false);
+  o.max_decode_slowdown = 1.0;  // a step may not take less than a decode-only step
   EXPECT_THROW(EngineImpl(kv_model(), o), std::invalid_argument);
 }
 

@@ -231,7 +231,8 @@ function comparable(r) {
   };
   const c = r.constraint ?? {};
   return {
-    status: r.status, incomplete_details: r.incomplete_details, output: r.output.map(item), output_text: r.output_text, usage: r.usage,
+    status: r.status, incomplete_details: r.incomplete_details, output: r.output.map(item), output_text: r.output_text,
+    usage: { ...r.usage, input_tokens_details: undefined },  // a repeated prompt may be served from the prefix cache
     constraint: { branch: c.branch, complete: c.complete, terminated: c.terminated },
   };
 }
