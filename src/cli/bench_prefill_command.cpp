@@ -31,6 +31,7 @@ struct PrefillArgs {
   int streams = 0;               // interleaving: decoding streams running while the prompt is admitted
   int while_decoding = 0;        // EngineOptions::prefill_tokens_while_decoding (0 = the default)
   int baseline_gaps = 24;        // inter-token gaps per stream measured before the prompt arrives
+  double slowdown = -1;          // EngineOptions::max_decode_slowdown (-1 = the default)
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -182,6 +183,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   eo.max_context = a.tokens + 64;
   eo.prefix_cache_bytes = 0;
   if (a.while_decoding > 0) eo.prefill_tokens_while_decoding = a.while_decoding;
+  if (a.slowdown >= 0) eo.max_decode_slowdown = a.slowdown;
   Engine engine(eo);
   const int32_t ids = engine.vocab_size();
   std::mutex mu;
@@ -233,6 +235,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   return {{"streams", a.streams},
           {"prompt_tokens", a.tokens},
           {"prefill_tokens_while_decoding", eo.prefill_tokens_while_decoding},
+          {"max_decode_slowdown", eo.max_decode_slowdown},
           {"prompt_ttft_s", big.seconds},
           {"itl_ms_without_p50", base},
           {"itl_ms_without", summarize(before)},
@@ -277,6 +280,8 @@ void register_bench_prefill_command(CLI::App& bench, int& status) {
       ->check(integer_option<int>(0, 64));
   cmd->add_option("--prefill-while-decoding", args->while_decoding, "interleaving: prompt tokens per step while streams decode")
       ->check(integer_option<int>(1));
+  cmd->add_option("--max-decode-slowdown", args->slowdown, "interleaving: the engine's max_decode_slowdown (0 = fixed chunks)")
+      ->check(number_option(at_least(0)));
   cmd->add_flag("--forward-only", args->skip_engine, "only the model's forward pass (no Engine, no prefix cache)");
   cmd->callback([args, &status] { status = run_prefill(*args); });
 }

@@ -38,8 +38,12 @@ void register_serve_command(CLI::App& app, int& status) {
       ->check(integer_option<int>(1))
       ->capture_default_str();
   cmd->add_option("--prefill-tokens-while-decoding", o->engine.prefill_tokens_while_decoding,
-                  "prompt positions per step while other rows decode (bounds their inter-token latency)")
+                  "at most this many prompt positions per step while other rows decode")
       ->check(integer_option<int>(1))
+      ->capture_default_str();
+  cmd->add_option("--max-decode-slowdown", o->engine.max_decode_slowdown,
+                  "size prompt chunks so that a step beside decoding rows takes about this many times a decode-only "
+                  "step (0 = fixed --prefill-tokens-while-decoding)")
       ->capture_default_str();
   auto prefix_cache_mib = std::make_shared<size_t>(o->engine.prefix_cache_bytes >> 20);
   cmd->add_option("--prefix-cache-mib", *prefix_cache_mib, "memory for the exact prefix cache (0 = off)")->capture_default_str();
