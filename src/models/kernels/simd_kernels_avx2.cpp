@@ -20,6 +20,9 @@ struct V {
   using reg = __m256;
   static constexpr int kWidth = 8;
   static constexpr int kBatchTile = 4;
+  static constexpr int kBlockMinBatch = 3;
+  static constexpr int kBlockRows = 3;
+  static constexpr int kBlockBatch = 4;
   static constexpr int kPackedMinBatch = 12;
   static constexpr int kPackRows = 2;
   static constexpr int kPackBatch = 2;

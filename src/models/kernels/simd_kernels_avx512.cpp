@@ -27,6 +27,9 @@ struct V {
   using reg = __m512;
   static constexpr int kWidth = 16;
   static constexpr int kBatchTile = 8;
+  static constexpr int kBlockMinBatch = 3;
+  static constexpr int kBlockRows = 3;
+  static constexpr int kBlockBatch = 8;
   static constexpr int kPackedMinBatch = 12;
   static constexpr int kPackRows = 4;
   static constexpr int kPackBatch = 2;

@@ -18,6 +18,9 @@ struct V {
   using reg = float;
   static constexpr int kWidth = 1;
   static constexpr int kBatchTile = 4;
+  static constexpr int kBlockMinBatch = 3;
+  static constexpr int kBlockRows = 2;
+  static constexpr int kBlockBatch = 4;
   static constexpr int kPackedMinBatch = 12;
   static constexpr int kPackRows = 4;
   static constexpr int kPackBatch = 2;
