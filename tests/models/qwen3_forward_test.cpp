@@ -647,6 +647,7 @@ TEST(Qwen3Kernels, ThreadPoolRunsEveryTaskOnce) {
 
 // ---- timing (not a unit test: run with --gtest_also_run_disabled_tests) ----
 //   NINFER_BENCH_DTYPE=bf16|f16|f32|q8_0  NINFER_BENCH_THREADS=n  NINFER_BENCH_STEPS=n
+//   NINFER_BENCH_BATCHES=1,4,8,16 (decode batch sizes, default 1,8)
 TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   Qwen3Config c;  // the defaults are Qwen3-0.6B's shape
   c.max_position_embeddings = 4096;
@@ -666,13 +667,21 @@ TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   };
   std::printf("built random 0.6B %s weights in %.0f ms\n", dtype_name(o.dtype), ms(t0, Clock::now()));
   Qwen3ModelOptions mo;
-  mo.slots = 8;
+  std::vector<int> batches;
+  const char* bs = std::getenv("NINFER_BENCH_BATCHES");
+  for (const char* p = bs ? bs : "1,8"; *p;) {
+    char* end = nullptr;
+    batches.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+    p = *end ? end + 1 : end;
+  }
+  const int max_batch = *std::max_element(batches.begin(), batches.end());
+  mo.slots = max_batch;
   mo.max_context = 1024;
   mo.threads = th ? std::atoi(th) : 0;
   Qwen3Model m(w, mo);
   std::printf("isa %s, threads %d\n", kernels::isa_name(m.isa()), m.threads());
   const int vocab = m.vocab_size();
-  std::vector<float> logits(8 * static_cast<size_t>(vocab));
+  std::vector<float> logits(static_cast<size_t>(max_batch) * vocab);
 
   // CPU time of the whole process next to the wall time: on a shared machine the wall time also counts
   // the time other programs held our cores (the workers' spinning counts as CPU time, though).
@@ -688,7 +697,7 @@ TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   std::printf("prefill 64 tokens: %.1f ms (%.2f ms/token), cpu %.1f ms\n", ms(t0, Clock::now()),
               ms(t0, Clock::now()) / 64, cpu_ms() - c0);
 
-  for (int batch : {1, 8}) {
+  for (int batch : batches) {
     for (int s = 0; s < batch; ++s) {
       m.truncate_slot(s, 0);
       run_row(m, s, std::span(prompt).first(16), 1);
