@@ -177,7 +177,10 @@ int main(int argc, char** argv) {
     std::vector<float> w(static_cast<size_t>(s.rows * s.cols));
     for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
     const int64_t max_batch = *std::max_element(batches.begin(), batches.end());
-    std::vector<float> x(static_cast<size_t>(max_batch * s.cols));
+    // Activation rows at the forward pass's padded stride: a stride of a multiple of 4 KiB would put
+    // every row's same columns in the same L1 sets.
+    const int64_t ldx = kernels::padded_stride(s.cols);
+    std::vector<float> x(static_cast<size_t>(max_batch * ldx));
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i)));
     const Copies w32 = make_copies(w, DType::F32, s.rows, s.cols, footprint);
 
@@ -200,7 +203,7 @@ int main(int argc, char** argv) {
           }
           const double sec = median_seconds(repeats, [&](size_t i) {
             const kernels::MatmulTarget tg[] = {{&views[c.at(i)], y.data(), s.rows, false}};
-            kernels::parallel_matmul(pool, kernels::best_kernels(), tg, x.data(), s.cols, batch);
+            kernels::parallel_matmul(pool, kernels::best_kernels(), tg, x.data(), ldx, batch);
           });
           if (!have_ref) y_ref = y, have_ref = true;
           report(s, batch, th, name, sec, c.data[0].size(), max_abs_diff(y, y_ref));
@@ -211,7 +214,7 @@ int main(int argc, char** argv) {
           // Y[B x R] = X[B x C] * W^T, W row-major R x C.
           const double sec = median_seconds(repeats, [&](size_t i) {
             b->sgemm(kRowMajor, kNoTrans, kTrans, static_cast<int>(batch), static_cast<int>(s.rows),
-                     static_cast<int>(s.cols), 1.0f, x.data(), static_cast<int>(s.cols),
+                     static_cast<int>(s.cols), 1.0f, x.data(), static_cast<int>(ldx),
                      reinterpret_cast<const float*>(w32.data[w32.at(i)].data()), static_cast<int>(s.cols), 0.0f,
                      y.data(), static_cast<int>(s.rows));
           });
@@ -225,7 +228,7 @@ int main(int argc, char** argv) {
           dnnl::stream strm(eng);
           const dnnl::memory::dims src_dims = {batch, s.cols}, wei_dims = {s.cols, s.rows}, dst_dims = {batch, s.rows};
           if (wants("onednn")) {
-            const dnnl::memory::desc src_md(src_dims, dt::f32, tag::ab), wei_md(wei_dims, dt::f32, tag::ba),
+            const dnnl::memory::desc src_md(src_dims, dt::f32, dnnl::memory::dims{ldx, 1}), wei_md(wei_dims, dt::f32, tag::ba),
                 dst_md(dst_dims, dt::f32, tag::ab);
             const dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, wei_md, dst_md), eng));
             dnnl::memory src(src_md, eng, x.data()), dst(dst_md, eng, y.data());
