@@ -495,29 +495,101 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {
   }
 }
 
-TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
-  // Each output is computed with the same operations whatever the batch size or kernel path, so a
-  // row's logits are bit-identical alone or in any batch.
+// Deterministic values in [-1, 1] that are not a smooth function of the index.
+float test_value(uint64_t i, uint64_t salt) {
+  uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (salt * 0xBF58476D1CE4E5B9ull);
+  h ^= h >> 31;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 29;
+  return static_cast<float>(static_cast<double>(h >> 11) / 4503599627370496.0 - 1.0);
+}
+
+std::vector<int64_t> kernel_test_cols(DType dtype) {
+  // Not multiples of any vector width, one chunk short of / past a pair of chunks, and wider than
+  // one span of the batched-decode panels (which then ends part-way).
+  if (dtype == DType::Q8_0) return {32, 96, 160, 1056, 2080};
+  return {1, 7, 9, 17, 31, 33, 100, 257, 1100, 2085};
+}
+
+TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
+  // Against an FP64 oracle with a bound that holds for any order of fp32 sums of `cols` products:
+  // |y - exact| <= (cols + 16) * 2^-24 * sum |w x| (well above the usual error, far below the O(1)
+  // errors of a wrong index, chunk or tail).
   Qwen3Weights owner;
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
-    const int64_t rows = 37, cols = dtype == DType::Q8_0 ? 96 : 83, batch = 11;
-    std::vector<float> wv(static_cast<size_t>(rows * cols)), x(static_cast<size_t>(batch * cols));
-    for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.7 * static_cast<double>(i));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.3 * static_cast<double>(i));
-    const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
-      if (!kernels::isa_supported(isa)) continue;
-      kernels::ThreadPool pool(2);
-      std::vector<float> all(static_cast<size_t>(batch * rows));
-      const kernels::MatmulTarget t[] = {{&w, all.data(), rows, false}};
-      kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
-      for (int64_t n : {1, 2, 3, 4, 5, 8}) {
-        for (int64_t b0 = 0; b0 + n <= batch; b0 += n) {
-          std::vector<float> part(static_cast<size_t>(n * rows));
-          const kernels::MatmulTarget tp[] = {{&w, part.data(), rows, false}};
-          kernels::parallel_matmul(pool, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols, n);
-          for (int64_t i = 0; i < n * rows; ++i) {
-            ASSERT_EQ(part[i], all[b0 * rows + i]) << kernels::isa_name(isa) << " " << dtype_name(dtype) << " batch " << n;
+    for (int64_t cols : kernel_test_cols(dtype)) {
+      for (int64_t rows : {1, 2, 5, 12, 13, 37, 64}) {
+        if (rows * cols > 64 * 1100) continue;  // keeps the oracle cheap
+        std::vector<float> wv(static_cast<size_t>(rows * cols));
+        for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 1);
+        const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
+        std::vector<double> wd(wv.size());
+        for (size_t i = 0; i < wd.size(); ++i) wd[i] = tensor_element(w, static_cast<int64_t>(i));
+        for (int64_t batch : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 33}) {
+          std::vector<float> x(static_cast<size_t>(batch * cols));
+          for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 2);
+          std::vector<double> want(static_cast<size_t>(batch * rows), 0.0), bound(want.size(), 0.0);
+          for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t c = 0; c < cols; ++c) {
+                const double p = wd[r * cols + c] * x[b * cols + c];
+                want[b * rows + r] += p;
+                bound[b * rows + r] += std::fabs(p);
+              }
+            }
+          }
+          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+            if (!kernels::isa_supported(isa)) continue;
+            kernels::ThreadPool pool(2);
+            std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
+            const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
+            kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
+            for (size_t i = 0; i < y.size(); ++i) {
+              ASSERT_LE(std::fabs(y[i] - want[i]), (static_cast<double>(cols) + 16) * 0x1p-24 * bound[i])
+                  << kernels::isa_name(isa) << " " << dtype_name(dtype) << " rows " << rows << " cols " << cols
+                  << " batch " << batch << " output " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
+  // Each output is computed with the same operations whatever the batch size, kernel path (one-row
+  // tiles, batched-decode panels, packed GEMM), thread count or residual form, so a row's logits are
+  // bit-identical alone or in any batch. Row 0 alone is the reference for every row position.
+  Qwen3Weights owner;
+  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
+    for (int64_t cols : dtype == DType::Q8_0 ? std::vector<int64_t>{96, 1056} : std::vector<int64_t>{83, 1100}) {
+      const int64_t rows = 37, batch = 33;
+      std::vector<float> wv(static_cast<size_t>(rows * cols)), x(static_cast<size_t>(batch * cols));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.7 * static_cast<double>(i));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.3 * static_cast<double>(i));
+      const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
+      for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+        if (!kernels::isa_supported(isa)) continue;
+        kernels::ThreadPool one(1), two(2);
+        std::vector<float> alone(static_cast<size_t>(batch * rows));
+        for (int64_t b = 0; b < batch; ++b) {
+          const kernels::MatmulTarget t[] = {{&w, alone.data() + b * rows, rows, false}};
+          kernels::parallel_matmul(one, kernels::kernel_table(isa), t, x.data() + b * cols, cols, 1);
+        }
+        for (int64_t n = 2; n <= batch; n = n < 16 ? n + 1 : n + 8) {
+          for (int64_t b0 : {int64_t{0}, batch - n}) {
+            // accumulate=true on top of 0.0 adds the residual form: 0 + s == s for every s but -0.
+            for (bool accumulate : {false, true}) {
+              std::vector<float> part(static_cast<size_t>(n * rows), 0.0f);
+              const kernels::MatmulTarget tp[] = {{&w, part.data(), rows, accumulate}};
+              kernels::parallel_matmul(n % 2 ? one : two, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols, n);
+              for (int64_t i = 0; i < n * rows; ++i) {
+                const float want = alone[b0 * rows + i];
+                if (accumulate && want == 0.0f) continue;
+                ASSERT_EQ(part[i], want) << kernels::isa_name(isa) << " " << dtype_name(dtype) << " cols " << cols
+                                         << " batch " << n << " from " << b0 << " output " << i;
+              }
+            }
           }
         }
       }
@@ -575,6 +647,7 @@ TEST(Qwen3Kernels, ThreadPoolRunsEveryTaskOnce) {
 
 // ---- timing (not a unit test: run with --gtest_also_run_disabled_tests) ----
 //   NINFER_BENCH_DTYPE=bf16|f16|f32|q8_0  NINFER_BENCH_THREADS=n  NINFER_BENCH_STEPS=n
+//   NINFER_BENCH_BATCHES=1,4,8,16 (decode batch sizes, default 1,8)
 TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   Qwen3Config c;  // the defaults are Qwen3-0.6B's shape
   c.max_position_embeddings = 4096;
@@ -594,13 +667,21 @@ TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   };
   std::printf("built random 0.6B %s weights in %.0f ms\n", dtype_name(o.dtype), ms(t0, Clock::now()));
   Qwen3ModelOptions mo;
-  mo.slots = 8;
+  std::vector<int> batches;
+  const char* bs = std::getenv("NINFER_BENCH_BATCHES");
+  for (const char* p = bs ? bs : "1,8"; *p;) {
+    char* end = nullptr;
+    batches.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+    p = *end ? end + 1 : end;
+  }
+  const int max_batch = *std::max_element(batches.begin(), batches.end());
+  mo.slots = max_batch;
   mo.max_context = 1024;
   mo.threads = th ? std::atoi(th) : 0;
   Qwen3Model m(w, mo);
   std::printf("isa %s, threads %d\n", kernels::isa_name(m.isa()), m.threads());
   const int vocab = m.vocab_size();
-  std::vector<float> logits(8 * static_cast<size_t>(vocab));
+  std::vector<float> logits(static_cast<size_t>(max_batch) * vocab);
 
   // CPU time of the whole process next to the wall time: on a shared machine the wall time also counts
   // the time other programs held our cores (the workers' spinning counts as CPU time, though).
@@ -616,7 +697,7 @@ TEST(Qwen3ForwardBench, DISABLED_Qwen3_0_6B_Decode) {
   std::printf("prefill 64 tokens: %.1f ms (%.2f ms/token), cpu %.1f ms\n", ms(t0, Clock::now()),
               ms(t0, Clock::now()) / 64, cpu_ms() - c0);
 
-  for (int batch : {1, 8}) {
+  for (int batch : batches) {
     for (int s = 0; s < batch; ++s) {
       m.truncate_slot(s, 0);
       run_row(m, s, std::span(prompt).first(16), 1);

@@ -8,16 +8,20 @@ namespace ninfer::models::kernels {
 namespace {
 
 // Output rows per task: about 8 tasks per thread, so that a thread slowed down by something else on the
-// machine is balanced by the others, but never fewer than 16 rows, so that claiming a task costs
+// machine is balanced by the others, but never fewer than 24 rows, so that claiming a task costs
 // nothing next to its work. Big blocks also keep each thread's weight reads one long sequential
 // stream, which is what the hardware prefetchers handle best.
-constexpr int64_t kMinRowBlock = 16;
+// Blocks are whole multiples of kRowGranule, so that the kernels' panels of 12 (8 for scalar) rows
+// fill them with no short panel in the middle of a matrix.
+constexpr int64_t kMinRowBlock = 24;
+constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
 constexpr size_t kMaxTargets = 4;
 
 int64_t row_block(int64_t rows, int threads) {
   const int64_t per = (rows + threads * kTasksPerThread - 1) / (threads * kTasksPerThread);
-  return per < kMinRowBlock ? kMinRowBlock : per;
+  const int64_t rounded = (per + kRowGranule - 1) / kRowGranule * kRowGranule;
+  return rounded < kMinRowBlock ? kMinRowBlock : rounded;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // AVX2+FMA+F16C instances of the kernels: 8 floats per register, 16 registers, so tiles of one weight
-// row against 4 batch rows.
+// row against up to 4 batch rows (batches of 1-2), and of 3 weight rows x 4 batch rows (12
+// accumulators, 3 widened weights, 1 activation: all 16 registers) for larger batches.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,9 +21,9 @@ struct V {
   using reg = __m256;
   static constexpr int kWidth = 8;
   static constexpr int kBatchTile = 4;
-  static constexpr int kPackedMinBatch = 12;
-  static constexpr int kPackRows = 2;
-  static constexpr int kPackBatch = 2;
+  static constexpr int kPanelMinBatch = 3;
+  static constexpr int kTileRows = 3;
+  static constexpr int kTileBatch = 4;
   NINFER_VEC_OP reg zero() { return _mm256_setzero_ps(); }
   NINFER_VEC_OP reg set1(float f) { return _mm256_set1_ps(f); }
   NINFER_VEC_OP reg load(const float* p) { return _mm256_loadu_ps(p); }

@@ -1,5 +1,6 @@
 // AVX-512F instances of the kernels: 16 floats per register, 32 registers, so tiles of one weight row
-// against 8 batch rows.
+// against up to 8 batch rows (batches of 1-2), and of 3 weight rows x 8 batch rows (24 accumulators,
+// 3 widened weights, 1 activation) for larger batches.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -27,9 +28,9 @@ struct V {
   using reg = __m512;
   static constexpr int kWidth = 16;
   static constexpr int kBatchTile = 8;
-  static constexpr int kPackedMinBatch = 12;
-  static constexpr int kPackRows = 4;
-  static constexpr int kPackBatch = 2;
+  static constexpr int kPanelMinBatch = 3;
+  static constexpr int kTileRows = 3;
+  static constexpr int kTileBatch = 8;
   NINFER_VEC_OP reg zero() { return _mm512_setzero_ps(); }
   NINFER_VEC_OP reg set1(float f) { return _mm512_set1_ps(f); }
   NINFER_VEC_OP reg load(const float* p) { return _mm512_loadu_ps(p); }

@@ -18,9 +18,9 @@ struct V {
   using reg = float;
   static constexpr int kWidth = 1;
   static constexpr int kBatchTile = 4;
-  static constexpr int kPackedMinBatch = 12;
-  static constexpr int kPackRows = 4;
-  static constexpr int kPackBatch = 2;
+  static constexpr int kPanelMinBatch = 3;
+  static constexpr int kTileRows = 2;
+  static constexpr int kTileBatch = 4;
   NINFER_VEC_OP reg zero() { return 0.0f; }
   NINFER_VEC_OP reg set1(float f) { return f; }
   NINFER_VEC_OP reg load(const float* p) {
