@@ -33,14 +33,14 @@ struct CausalAttentionArgs {
   float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
 };
 
-// Row stride of a K or V tile copied out of the cache: off multiples of 256 bytes, so the rows of a
+// Row stride of a V tile copied out of the cache: off multiples of 256 bytes, so the rows of a
 // tile spread over the L1 sets instead of landing in a few.
 inline int64_t attention_tile_stride(int64_t dim) { return (dim + 15) / 16 * 16 + 16; }
 
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
-// one K and one V tile.
+// one V tile.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
-  return rows * heads * (dim + kAttentionKeyTile + 3) + 2 * kAttentionKeyTile * attention_tile_stride(dim);
+  return rows * heads * (dim + kAttentionKeyTile + 3) + kAttentionKeyTile * attention_tile_stride(dim);
 }
 
 // Per-ISA instances (causal_attention_<isa>.cpp), reached through KernelTable::causal_attention.

@@ -53,6 +53,9 @@ struct AV {
     return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_GE_OQ), y); }
+  // Keeps a loaded operand in a register: otherwise the compiler folds the load into every FMA that
+  // uses it, and the loads, not the FMAs, set the pace.
+  NINFER_VEC_OP void in_register(reg& a) { asm("" : "+x"(a)); }
   NINFER_VEC_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 };
 

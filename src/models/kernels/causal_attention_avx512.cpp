@@ -74,6 +74,9 @@ struct AV {
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) {
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_GE_OQ), y);
   }
+  // Keeps a loaded operand in a register: otherwise the compiler folds the load into every FMA that
+  // uses it, and the loads, not the FMAs, set the pace.
+  NINFER_VEC_OP void in_register(reg& a) { asm("" : "+v"(a)); }
   NINFER_VEC_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 };
 

@@ -40,6 +40,7 @@ struct AV {
     return f;
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) { return x >= bound ? y : 0.0f; }
+  NINFER_VEC_OP void in_register(reg& a) { (void)a; }
   NINFER_VEC_OP float fmadd1(float a, float b, float c) { return a * b + c; }
 };
 

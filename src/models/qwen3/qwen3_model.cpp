@@ -78,10 +78,11 @@ inline void rope(float* v, const float* cos, const float* sin, int64_t half) {
   }
 }
 
-// Positions per attention task: about 32 query vectors (positions x the heads of one GQA group), enough
-// to reuse each K/V tile many times, few enough that one long prompt still makes a task per block
-// and KV head for every thread.
-inline int attention_block_rows(const Qwen3Config& c) { return std::max(1, 32 / (c.num_heads / c.num_kv_heads)); }
+// Positions per attention task: about 64 query vectors (positions x the heads of one GQA group). Each
+// task reads its slot's whole K/V history once (from L3 or memory, at the cache's page-sized row
+// stride), so bigger blocks read less per query; 64 still leaves a 128-token chunk of the 0.6b shape
+// 32 tasks (4 blocks x 8 KV heads) to spread over the threads.
+inline int attention_block_rows(const Qwen3Config& c) { return std::max(1, 64 / (c.num_heads / c.num_kv_heads)); }
 
 // Grows a scratch buffer geometrically, so that slowly growing needs do not reallocate on every step.
 inline float* grow(std::vector<float>& v, int64_t n) {
