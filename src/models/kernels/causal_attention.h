@@ -33,9 +33,12 @@ struct CausalAttentionArgs {
   float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
 };
 
-// Row stride of a V tile copied out of the cache: off multiples of 256 bytes, so the rows of a
-// tile spread over the L1 sets instead of landing in a few.
-inline int64_t attention_tile_stride(int64_t dim) { return (dim + 15) / 16 * 16 + 16; }
+// Row stride of a V tile copied out of the cache: whole 64-byte lines, off multiples of 256 bytes, so
+// the rows of a tile spread over the L1 sets instead of landing in a few.
+inline int64_t attention_tile_stride(int64_t dim) {
+  const int64_t s = (dim + 15) / 16 * 16;
+  return s % 64 == 0 ? s + 16 : s;
+}
 
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
 // one V tile.
