@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "models/kernels/causal_attention.h"
 #include "models/tensor.h"
 
 namespace ninfer::models::kernels {
@@ -35,10 +36,8 @@ struct KernelTable {
   Isa isa;
   void (*matmul_rows)(const MatmulArgs& args, int64_t row_begin, int64_t row_end);
   float (*dot)(const float* a, const float* b, int64_t n);
-  // One attention head for one query: scores[j] = scale * q.k_j for j < n, softmax, out = sum p_j v_j.
-  // k_j = k + j*stride (likewise v); scores needs room for n floats.
-  void (*attend)(const float* q, const float* k, const float* v, int64_t stride, int64_t n, int64_t dim,
-                 float scale, float* scores, float* out);
+  // Causal attention of a block of consecutive positions for one GQA group (causal_attention.h).
+  void (*causal_attention)(const CausalAttentionArgs& args);
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)

@@ -64,7 +64,7 @@ struct V {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Avx512, &matmul_rows, &dot, &attend};
+const KernelTable kTable{Isa::Avx512, &matmul_rows, &dot, &causal_attention};
 
 }  // namespace ninfer::models::kernels::avx512
 

@@ -51,6 +51,6 @@ struct V {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Scalar, &matmul_rows, &dot, &attend};
+const KernelTable kTable{Isa::Scalar, &matmul_rows, &dot, &causal_attention};
 
 }  // namespace ninfer::models::kernels::scalar

@@ -79,8 +79,13 @@ inline void rope(float* v, const float* cos, const float* sin, int64_t half) {
   }
 }
 
-// Grows a scratch buffer geometrically, so that slowly growing needs (attention scores as a context
-// lengthens) do not reallocate on every step.
+// Positions per attention task: about 64 query vectors (positions x the heads of one GQA group). Each
+// task reads its slot's whole K/V history once (from L3 or memory, at the cache's page-sized row
+// stride), so bigger blocks read less per query; 64 still leaves a 128-token chunk of the 0.6b shape
+// 32 tasks (4 blocks x 8 KV heads) to spread over the threads.
+inline int attention_block_rows(const Qwen3Config& c) { return std::max(1, 64 / (c.num_heads / c.num_kv_heads)); }
+
+// Grows a scratch buffer geometrically, so that slowly growing needs do not reallocate on every step.
 inline float* grow(std::vector<float>& v, int64_t n) {
   if (static_cast<int64_t>(v.size()) < n) v.resize(std::max<size_t>(static_cast<size_t>(n), v.size() * 2));
   return v.data();
@@ -149,6 +154,7 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
     inv_freq_[i] = std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(hd));
   }
   items_.reserve(static_cast<size_t>(options_.prefill_chunk));
+  attention_blocks_.reserve(static_cast<size_t>(options_.prefill_chunk));
   slot_seen_.assign(static_cast<size_t>(options_.slots), 0);
 }
 
@@ -290,6 +296,26 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
   items_.clear();
 }
 
+void Qwen3Model::plan_attention() {
+  // Runs of one slot at consecutive positions, cut into blocks of attention_block_rows.
+  const int max_rows = attention_block_rows(weights_->config);
+  attention_blocks_.clear();
+  const int n = static_cast<int>(items_.size());
+  for (int t = 0; t < n;) {
+    int end = t + 1;
+    while (end < n && end - t < max_rows && items_[end].slot == items_[t].slot &&
+           items_[end].pos == items_[end - 1].pos + 1) {
+      ++end;
+    }
+    attention_blocks_.push_back({t, end - t});
+    t = end;
+  }
+  // Longest first (the pool hands tasks out in order), so that no thread starts a long block last.
+  std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
+    return items_[a.first].pos + a.rows > items_[b.first].pos + b.rows;
+  });
+}
+
 void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   const Qwen3Weights& w = *weights_;
   const Qwen3Config& c = w.config;
@@ -315,10 +341,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   float* up = grow(up_, n * si);
   float* cosv = grow(cos_, n * half);
   float* sinv = grow(sin_, n * half);
-  // Attention scores: one max_context row per thread (a few hundred KB at most), so that a growing
-  // context never reallocates.
-  const int64_t score_stride = options_.max_context;
-  float* scores = grow(scores_, threads * score_stride);
+  // Attention: one scratch per thread, sized for the largest block (it does not grow with the context).
+  plan_attention();
+  const int64_t attention_stride = kernels::causal_attention_scratch_floats(attention_block_rows(c), group, hd);
+  float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
+  const int64_t attention_tasks = static_cast<int64_t>(attention_blocks_.size()) * kv_heads;
 
   const size_t embed_row = row_bytes(w.embed.dtype, hidden);
   for (int64_t t = 0; t < n; ++t) {
@@ -360,12 +387,27 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     }
 
     // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
-    // earlier tokens of this chunk) are in the cache by now.
-    pool_->run(n * heads, [&](int64_t task, int worker) {
-      const int64_t t = task / heads, hh = task % heads, g = hh / group;
-      const Item& it = items_[t];
-      kernels_->attend(q + t * sq + hh * hd, kv_->keys(it.slot, l) + g * hd, kv_->values(it.slot, l) + g * hd,
-                       kvdim, it.pos + 1, hd, scale, scores + worker * score_stride, attn + t * sq + hh * hd);
+    // earlier tokens of this chunk) are in the cache by now. One task per block of consecutive
+    // positions and KV head: the group of query heads sharing that KV head reads each K/V tile once.
+    pool_->run(attention_tasks, [&](int64_t task, int worker) {
+      const AttentionBlock& b = attention_blocks_[task / kv_heads];
+      const int64_t g = task % kv_heads;
+      const Item& it = items_[b.first];
+      kernels::CausalAttentionArgs a;
+      a.q = q + b.first * sq + g * group * hd;
+      a.q_stride = sq;
+      a.k = kv_->keys(it.slot, l) + g * hd;
+      a.v = kv_->values(it.slot, l) + g * hd;
+      a.kv_stride = kvdim;
+      a.out = attn + b.first * sq + g * group * hd;
+      a.out_stride = sq;
+      a.pos0 = it.pos;
+      a.rows = b.rows;
+      a.heads = group;
+      a.dim = hd;
+      a.scale = scale;
+      a.scratch = attention_scratch + worker * attention_stride;
+      kernels_->causal_attention(a);
     });
 
     const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};

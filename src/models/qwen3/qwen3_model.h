@@ -67,12 +67,17 @@ class Qwen3Model final : public LanguageModel {
     int32_t token;
     bool wants_logits;
   };
+  struct AttentionBlock {  // consecutive items of one slot at consecutive positions
+    int first;
+    int rows;
+  };
   struct LayerNorms {
     std::vector<float> attn, ffn, q, k;
   };
 
   void check_slot(int slot, const char* what) const;
   void run_chunk(std::span<float> logits, int64_t& logits_row);
+  void plan_attention();  // items_ -> attention_blocks_
 
   std::shared_ptr<const Qwen3Weights> weights_;
   Qwen3ModelOptions options_;
@@ -85,7 +90,8 @@ class Qwen3Model final : public LanguageModel {
 
   // Scratch, grown on first use and then reused: a steady decode step allocates nothing.
   std::vector<Item> items_;
-  std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, scores_;
+  std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, attention_scratch_;
+  std::vector<AttentionBlock> attention_blocks_;
   std::vector<char> slot_seen_;
 };
 

@@ -1,0 +1,60 @@
+// Causal self-attention of the forward pass, tiled with an online softmax (FlashAttention's scheme on
+// the CPU): one call takes a block of consecutive query positions of one sequence, for the query heads
+// that share one KV head (GQA), and streams that sequence's cached keys and values past all of them a
+// tile at a time, so each K/V tile is read from memory once per block and used by every query in it,
+// and no score matrix larger than one tile per query exists.
+//
+// A query's result depends on its position and its inputs only, bit for bit: key tiles sit at
+// absolute positions [0, T), [T, 2T), ..., every query reduces over its own tiles in that order with
+// the same operations, and keys past its position weigh exactly zero. So a prompt gives the same
+// attention output prefilled whole, in chunks of any size, token by token, or beside other rows.
+#pragma once
+
+#include <cstdint>
+
+namespace ninfer::models::kernels {
+
+// Keys per tile (T above). A multiple of every vector width.
+inline constexpr int64_t kAttentionKeyTile = 64;
+
+struct CausalAttentionArgs {
+  const float* q = nullptr;  // query head h of row r: q + r*q_stride + h*dim
+  int64_t q_stride = 0;
+  const float* k = nullptr;  // key at position j: k + j*kv_stride (this KV head's slice); v likewise
+  const float* v = nullptr;
+  int64_t kv_stride = 0;
+  float* out = nullptr;  // out + r*out_stride + h*dim
+  int64_t out_stride = 0;
+  int64_t pos0 = 0;   // position of row 0: row r is at pos0 + r and sees keys [0, pos0 + r]
+  int64_t rows = 0;   // >= 1
+  int64_t heads = 0;  // query heads sharing the KV head, >= 1
+  int64_t dim = 0;    // head dimension, >= 1
+  float scale = 0.0f;        // scores are scale * q.k (1/sqrt(dim) for Qwen3)
+  float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
+};
+
+// Row stride of a V tile copied out of the cache: whole 64-byte lines, off multiples of 256 bytes, so
+// the rows of a tile spread over the L1 sets instead of landing in a few.
+inline int64_t attention_tile_stride(int64_t dim) {
+  const int64_t s = (dim + 15) / 16 * 16;
+  return s % 64 == 0 ? s + 16 : s;
+}
+
+// Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
+// one V tile.
+inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
+  return rows * heads * (dim + kAttentionKeyTile + 3) + kAttentionKeyTile * attention_tile_stride(dim);
+}
+
+// Per-ISA instances (causal_attention_<isa>.cpp), reached through KernelTable::causal_attention.
+namespace scalar {
+void causal_attention(const CausalAttentionArgs& args);
+}
+namespace avx2 {
+void causal_attention(const CausalAttentionArgs& args);
+}
+namespace avx512 {
+void causal_attention(const CausalAttentionArgs& args);
+}
+
+}  // namespace ninfer::models::kernels

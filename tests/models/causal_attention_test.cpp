@@ -1,0 +1,212 @@
+// The tiled causal attention kernel (causal_attention.h) on its own: against an FP64 softmax over odd
+// shapes at every instruction set this CPU has, and bit for bit against itself however the queries of
+// a sequence are grouped into calls.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "models/kernels/causal_attention.h"
+#include "models/kernels/simd_kernels.h"
+
+namespace ninfer::models::testing {
+namespace {
+
+using kernels::CausalAttentionArgs;
+using kernels::Isa;
+
+// Outputs against the oracle: fp32 rounding of the sums of weights and values, plus the score error
+// (see Sequence::reference), which dominates for long heads and sharp scales.
+double tolerance(double magnitude) { return 1e-6 + 8.0 * std::ldexp(magnitude, -24); }
+
+// Values in [-1, 1) from a hash of (seed, index): unrelated to any structure of the kernel's tiles.
+float noise(uint64_t seed, uint64_t i) {
+  uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 31;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 29;
+  return static_cast<float>(static_cast<double>(x >> 40) / static_cast<double>(1ull << 23) - 1.0);
+}
+
+// One KV head's cache of `length` positions and the queries of `heads` heads at every position, laid out
+// like the forward pass lays them out: rows of kv_stride / q_stride floats with the head's data inside.
+struct Sequence {
+  int64_t length, heads, dim, kv_stride, q_stride;
+  std::vector<float> k, v, q;
+  Sequence(int64_t length_, int64_t heads_, int64_t dim_, uint64_t seed)
+      : length(length_), heads(heads_), dim(dim_), kv_stride(3 * dim_ + 5), q_stride(heads_ * dim_ + 7) {
+    k.resize(static_cast<size_t>(length * kv_stride));
+    v.resize(k.size());
+    q.resize(static_cast<size_t>(length * q_stride));
+    for (size_t i = 0; i < k.size(); ++i) {
+      k[i] = noise(seed, i);
+      v[i] = noise(seed + 100, i);
+    }
+    for (size_t i = 0; i < q.size(); ++i) q[i] = noise(seed + 200, i);
+  }
+  // Output rows [pos0, pos0 + rows) into out (rows of q_stride floats, head h at h*dim).
+  void attend(const kernels::KernelTable& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
+    std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(rows, heads, dim)));
+    CausalAttentionArgs a;
+    a.q = q.data() + pos0 * q_stride;
+    a.q_stride = q_stride;
+    a.k = k.data() + dim;  // the KV head sits one head into each cache row
+    a.v = v.data() + dim;
+    a.kv_stride = kv_stride;
+    a.out = out.data() + pos0 * q_stride;
+    a.out_stride = q_stride;
+    a.pos0 = pos0;
+    a.rows = rows;
+    a.heads = heads;
+    a.dim = dim;
+    a.scale = scale;
+    a.scratch = scratch.data();
+    kt.causal_attention(a);
+  }
+  // softmax(scale * q.k_j, j <= pos) . v in double. `magnitude` gets the largest scale * sum_c |q_c k_jc|:
+  // fp32 scores are only good to a few ulps of that, and each output moves by at most twice the
+  // worst score error (the values are at most 1 in size).
+  std::vector<double> reference(int64_t pos, int64_t head, double scale, double& magnitude) const {
+    const float* qh = q.data() + pos * q_stride + head * dim;
+    std::vector<double> s(static_cast<size_t>(pos + 1));
+    double mx = -INFINITY, sum = 0.0;
+    for (int64_t j = 0; j <= pos; ++j) {
+      double d = 0.0, m = 0.0;
+      for (int64_t c = 0; c < dim; ++c) {
+        d += double{qh[c]} * k[j * kv_stride + dim + c];
+        m += std::fabs(double{qh[c]} * k[j * kv_stride + dim + c]);
+      }
+      s[j] = scale * d;
+      mx = std::max(mx, s[j]);
+      magnitude = std::max(magnitude, scale * m);
+    }
+    for (double& e : s) sum += (e = std::exp(e - mx));
+    std::vector<double> o(static_cast<size_t>(dim), 0.0);
+    for (int64_t j = 0; j <= pos; ++j) {
+      for (int64_t c = 0; c < dim; ++c) o[c] += s[j] / sum * v[j * kv_stride + dim + c];
+    }
+    return o;
+  }
+};
+
+std::vector<Isa> supported_isas() {
+  std::vector<Isa> out;
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+    if (kernels::isa_supported(isa)) out.push_back(isa);
+  }
+  return out;
+}
+
+struct Shape {
+  int64_t heads, dim, pos0, rows;
+};
+
+TEST(CausalAttention, MatchesDoubleOverOddShapes) {
+  // Block ends that fall inside, at and just past key tiles; 1 to 64 query rows; GQA groups of 1 to 8;
+  // head dims of the vector widths and not; contexts up to 8k. The outputs are convex combinations of
+  // values in [-1, 1], so an absolute bound fits every shape.
+  const int64_t T = kernels::kAttentionKeyTile;
+  const Shape shapes[] = {
+      {1, 64, 0, 1},       {2, 128, 0, 64},     {8, 128, 0, 37},      {3, 20, 5, 60},
+      {4, 64, T - 1, 2},   {2, 128, T, 1},      {1, 128, 2 * T - 3, 64}, {5, 6, 100, 9},
+      {8, 64, 1000, 17},   {2, 128, 2047, 3},   {1, 64, 3 * T + 1, 33},  {2, 128, 8190, 2},
+      {7, 24, 4095, 5},    {2, 16, 300, 48},
+  };
+  for (Isa isa : supported_isas()) {
+    const kernels::KernelTable& kt = kernels::kernel_table(isa);
+    for (const Shape& sh : shapes) {
+      for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
+        const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 31 + sh.pos0));
+        std::vector<float> out(seq.q.size(), NAN);
+        seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
+        double worst = 0.0, magnitude = 0.0;
+        for (int64_t r = 0; r < sh.rows; ++r) {
+          // Rows of long blocks by sample: the FP64 oracle costs a pass over the context per row.
+          if (sh.rows > 8 && r % 5 != 0 && r != sh.rows - 1) continue;
+          const int64_t pos = sh.pos0 + r;
+          for (int64_t h = 0; h < sh.heads; ++h) {
+            const std::vector<double> want = seq.reference(pos, h, scale, magnitude);
+            for (int64_t c = 0; c < sh.dim; ++c) {
+              worst = std::max(worst, std::fabs(out[pos * seq.q_stride + h * sh.dim + c] - want[c]));
+            }
+          }
+        }
+        EXPECT_LE(worst, tolerance(magnitude)) << kernels::isa_name(isa) << " heads " << sh.heads << " dim " << sh.dim << " pos0 "
+                               << sh.pos0 << " rows " << sh.rows << " scale " << scale;
+      }
+    }
+  }
+}
+
+TEST(CausalAttention, SharpScoresStayFinite) {
+  // Scores hundreds apart: most weights underflow to exactly zero, and the running max moves by far
+  // more than exp's range between tiles (the first keys lose to later ones).
+  for (Isa isa : supported_isas()) {
+    Sequence seq(200, 2, 32, 5);
+    for (int64_t j = 0; j < seq.length; ++j) {
+      for (int64_t c = 0; c < seq.dim; ++c) seq.k[j * seq.kv_stride + seq.dim + c] *= static_cast<float>(j % 97);
+    }
+    std::vector<float> out(seq.q.size(), NAN);
+    seq.attend(kernels::kernel_table(isa), 0, seq.length, 3.0f, out);
+    double worst = 0.0, magnitude = 0.0;
+    for (int64_t pos = 0; pos < seq.length; pos += 7) {
+      for (int64_t h = 0; h < seq.heads; ++h) {
+        const std::vector<double> want = seq.reference(pos, h, 3.0, magnitude);
+        for (int64_t c = 0; c < seq.dim; ++c) {
+          worst = std::max(worst, std::fabs(out[pos * seq.q_stride + h * seq.dim + c] - want[c]));
+        }
+      }
+    }
+    EXPECT_LE(worst, tolerance(magnitude)) << kernels::isa_name(isa) << " magnitude " << magnitude;
+  }
+}
+
+TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
+  // A sequence attended whole, in blocks of every size that the forward pass or a verification row
+  // can make (including blocks that straddle tile edges, and blocks above and below the size from
+  // which K/V tiles are copied out first), and one query at a time: every output bit-identical.
+  for (Isa isa : supported_isas()) {
+    const kernels::KernelTable& kt = kernels::kernel_table(isa);
+    for (const auto& [heads, dim] : {std::pair<int64_t, int64_t>{2, 128}, {1, 64}, {3, 20}, {8, 16}}) {
+      const Sequence seq(2 * kernels::kAttentionKeyTile + 75, heads, dim, 77);
+      std::vector<float> whole(seq.q.size(), 0.0f);
+      seq.attend(kt, 0, seq.length, 0.3f, whole);
+      for (int64_t block : {1, 2, 3, 5, 8, 16, 33, 64, 65, 100}) {
+        std::vector<float> parts(seq.q.size(), 0.0f);
+        for (int64_t p = 0; p < seq.length; p += block) seq.attend(kt, p, std::min(block, seq.length - p), 0.3f, parts);
+        ASSERT_EQ(std::memcmp(parts.data(), whole.data(), whole.size() * sizeof(float)), 0)
+            << kernels::isa_name(isa) << " heads " << heads << " dim " << dim << " blocks of " << block;
+      }
+      // Uneven cuts, as chunked prefill followed by decode and verification rows makes them.
+      std::vector<float> uneven(seq.q.size(), 0.0f);
+      const int64_t cuts[] = {0, 7, 70, 71, 128, 130, 131, 135, seq.length};
+      for (size_t i = 0; i + 1 < std::size(cuts); ++i) seq.attend(kt, cuts[i], cuts[i + 1] - cuts[i], 0.3f, uneven);
+      EXPECT_EQ(std::memcmp(uneven.data(), whole.data(), whole.size() * sizeof(float)), 0)
+          << kernels::isa_name(isa) << " heads " << heads << " dim " << dim << " uneven cuts";
+    }
+  }
+}
+
+TEST(CausalAttention, KeysPastTheBlockAreNeverRead) {
+  // The cache past the block's last position may hold anything (a truncated draft, nothing yet):
+  // NaN there must not reach any output.
+  for (Isa isa : supported_isas()) {
+    Sequence clean(150, 2, 64, 9), dirty = clean;
+    for (int64_t j = 100; j < dirty.length; ++j) {
+      for (int64_t c = 0; c < dirty.kv_stride; ++c) {
+        dirty.k[j * dirty.kv_stride + c] = NAN;
+        dirty.v[j * dirty.kv_stride + c] = NAN;
+      }
+    }
+    std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
+    clean.attend(kernels::kernel_table(isa), 60, 40, 0.2f, a);
+    dirty.attend(kernels::kernel_table(isa), 60, 40, 0.2f, b);
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << kernels::isa_name(isa);
+  }
+}
+
+}  // namespace
+}  // namespace ninfer::models::testing

@@ -1,0 +1,162 @@
+// Prompt-processing timing of a real checkpoint (not a unit test: run with
+// --gtest_also_run_disabled_tests --gtest_filter='Qwen3PrefillBench.*'):
+//   NINFER_BENCH_MODEL=file.gguf   default: the 0.6b F16 GGUF under /work/main/.cache/bench-models
+//   NINFER_BENCH_TOKENS=512,2048   prompt lengths
+//   NINFER_BENCH_THREADS=1,2       thread counts
+//   NINFER_BENCH_REPEATS=3         forwards per length; the median is printed
+// Each forward prefills the whole prompt into an empty slot and asks for one row of logits, after one
+// untimed warm-up forward (the mapped weights paged in). Beside the wall time it prints the process
+// CPU time: on a shared machine that is the steadier figure at one thread.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "models/kernels/causal_attention.h"
+#include "models/kernels/simd_kernels.h"
+#include "models/qwen3/qwen3_loader.h"
+#include "models/qwen3/qwen3_model.h"
+
+namespace ninfer::models::testing {
+namespace {
+
+std::vector<int> int_list(const char* env, std::vector<int> fallback) {
+  const char* s = std::getenv(env);
+  if (!s || !*s) return fallback;
+  std::vector<int> out;
+  for (const char* p = s; *p;) {
+    char* end = nullptr;
+    out.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+    p = *end == ',' ? end + 1 : end;
+    if (end == p && *p) break;
+  }
+  return out;
+}
+
+TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
+  const char* path = std::getenv("NINFER_BENCH_MODEL");
+  const std::string model = path ? path : "/work/main/.cache/bench-models/qwen3-0.6b-s1-f16.gguf";
+  const std::vector<int> lengths = int_list("NINFER_BENCH_TOKENS", {512, 2048});
+  const std::vector<int> threads = int_list("NINFER_BENCH_THREADS", {1, 2});
+  const int repeats = std::max(1, int_list("NINFER_BENCH_REPEATS", {3}).front());
+  const auto weights = qwen3::load_gguf_weights(model);
+  const int longest = *std::max_element(lengths.begin(), lengths.end());
+  for (int t : threads) {
+    qwen3::Qwen3ModelOptions o;
+    o.max_context = longest;
+    o.threads = t;
+    qwen3::Qwen3Model m(weights, o);
+    std::vector<float> logits(static_cast<size_t>(m.vocab_size()));
+    {
+      const std::vector<int32_t> warm(64, 1);
+      const ForwardRow row{0, warm, 1};
+      m.forward(std::span(&row, 1), logits);
+    }
+    auto cpu_ms = [] {
+      timespec ts;
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+      return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    };
+    for (int n : lengths) {
+      std::vector<int32_t> prompt(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) prompt[i] = (i * 7919 + 13) % m.vocab_size();
+      std::vector<double> ms, cpu;
+      for (int r = 0; r < repeats; ++r) {
+        m.truncate_slot(0, 0);
+        const ForwardRow row{0, prompt, 1};
+        const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = cpu_ms();
+        m.forward(std::span(&row, 1), logits);
+        cpu.push_back(cpu_ms() - c0);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(ms.begin(), ms.end());
+      std::sort(cpu.begin(), cpu.end());
+      const double med = ms[ms.size() / 2];
+      std::printf(
+          "{\"isa\": \"%s\", \"threads\": %d, \"tokens\": %d, \"median_ms\": %.0f, \"tokens_per_s\": %.1f, "
+          "\"median_cpu_ms\": %.0f}\n",
+          kernels::isa_name(m.isa()), m.threads(), n, med, 1000.0 * n / med, cpu[cpu.size() / 2]);
+      std::fflush(stdout);
+    }
+  }
+}
+
+// The attention kernel alone on the 0.6b shape (16 query heads, 8 KV heads of 128): one layer's
+// attention for a chunk of 128 prompt positions ending at each context length, on one thread.
+//   NINFER_BENCH_CONTEXTS=512,2048,8192  NINFER_BENCH_BLOCK_ROWS=16 (positions per call)
+TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
+  const int64_t heads = 16, kv_heads = 8, dim = 128, chunk = 128, group = heads / kv_heads;
+  const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
+  const int64_t block = int_list("NINFER_BENCH_BLOCK_ROWS", {16}).front();
+  const kernels::KernelTable& kt = kernels::best_kernels();
+  for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
+    const size_t kv_floats = static_cast<size_t>(ctx * kvdim);
+    float* k = nullptr;
+    float* v = nullptr;
+    const size_t bytes = (kv_floats * 4 + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+    ASSERT_EQ(posix_memalign(reinterpret_cast<void**>(&k), 2u << 20, bytes), 0);
+    ASSERT_EQ(posix_memalign(reinterpret_cast<void**>(&v), 2u << 20, bytes), 0);
+    if (std::getenv("NINFER_BENCH_HUGE")) {
+      madvise(k, bytes, MADV_HUGEPAGE);
+      madvise(v, bytes, MADV_HUGEPAGE);
+    }
+    std::vector<float> q(static_cast<size_t>(chunk * qdim)), out(q.size());
+    for (size_t i = 0; i < kv_floats; ++i) {
+      k[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+      v[i] = static_cast<float>((i * 40503u) % 1000) * 1e-3f - 0.5f;
+    }
+    for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
+    std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(block, group, dim)));
+    auto layer = [&] {
+      for (int64_t b = 0; b < chunk; b += block) {
+        for (int64_t g = 0; g < kv_heads; ++g) {
+          kernels::CausalAttentionArgs a;
+          a.q = q.data() + b * qdim + g * group * dim;
+          a.q_stride = qdim;
+          a.k = k + g * dim;
+          a.v = v + g * dim;
+          a.kv_stride = kvdim;
+          a.out = out.data() + b * qdim + g * group * dim;
+          a.out_stride = qdim;
+          a.pos0 = ctx - chunk + b;
+          a.rows = std::min(block, chunk - b);
+          a.heads = group;
+          a.dim = dim;
+          a.scale = 0.088f;
+          a.scratch = scratch.data();
+          kt.causal_attention(a);
+        }
+      }
+    };
+    layer();
+    // Thread CPU time: the machines this runs on are shared, and this is one thread's work.
+    auto thread_ms = [] {
+      timespec ts;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    };
+    std::vector<double> ms;
+    for (int r = 0; r < 5; ++r) {
+      const double t0 = thread_ms();
+      layer();
+      ms.push_back(thread_ms() - t0);
+    }
+    std::free(k);
+    std::free(v);
+    std::sort(ms.begin(), ms.end());
+    // Multiply-adds the causal mask needs: q.k and p.v over the keys each position sees.
+    const double flops = 4.0 * dim * heads * (chunk * (ctx - chunk) + chunk * (chunk + 1) / 2.0);
+    std::printf("{\"isa\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
+                kernels::isa_name(kt.isa), ctx, static_cast<long>(block), 1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace ninfer::models::testing
