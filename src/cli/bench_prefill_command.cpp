@@ -36,13 +36,13 @@ struct PrefillArgs {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return percentile(v, 50);
 }
 
 // Deterministic prompt tokens, different for each `salt`, inside the tokenizer's ordinary ids.
-std::vector<int32_t> prompt_tokens(int n, uint64_t salt, int32_t vocab) {
+std::vector<int32_t> bench_prompt_tokens(int n, uint64_t salt, int32_t vocab) {
   std::vector<int32_t> t(static_cast<size_t>(n));
   uint64_t s = salt * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
   for (int32_t& x : t) {
@@ -74,14 +74,14 @@ nlohmann::ordered_json forward_only(const PrefillArgs& a, const std::string& pat
   const int32_t ids = model->tokenizer() ? model->tokenizer()->vocab_size() : model->vocab_size();
   std::vector<double> seconds;
   for (int r = 0; r <= a.repeats; ++r) {  // round 0 pages the weights in and is not counted
-    const std::vector<int32_t> tokens = prompt_tokens(a.tokens, 100 + r, ids);
+    const std::vector<int32_t> tokens = bench_prompt_tokens(a.tokens, 100 + r, ids);
     model->truncate_slot(0, 0);
     models::ForwardRow row{0, tokens, 1};
     const auto t0 = Clock::now();
     model->forward({&row, 1}, logits);
     if (r > 0) seconds.push_back(seconds_since(t0));
   }
-  const double s = median(seconds);
+  const double s = median_of(seconds);
   nlohmann::ordered_json j;
   j["model"] = model->description();
   if (qwen) j["threads"] = qwen->threads();
@@ -132,18 +132,18 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   // Time to first token of prompts seen for the first time (distinct prompts: no prefix reuse).
   std::vector<double> cold;
   for (int r = 0; r <= a.repeats; ++r) {
-    const double s = first_token(engine, prompt_tokens(a.tokens, 200 + r, ids), 1).seconds;
+    const double s = first_token(engine, bench_prompt_tokens(a.tokens, 200 + r, ids), 1).seconds;
     if (r > 0) cold.push_back(s);
   }
-  j["ttft_s_p50"] = median(cold);
+  j["ttft_s_p50"] = median_of(cold);
   j["ttft_s"] = cold;
-  j["tokens_per_s"] = a.tokens / median(cold);
+  j["tokens_per_s"] = a.tokens / median_of(cold);
 
   // The prefix cache: a shared prompt of N tokens, then requests that add their own suffix.
-  const std::vector<int32_t> shared = prompt_tokens(a.tokens, 300, ids);
+  const std::vector<int32_t> shared = bench_prompt_tokens(a.tokens, 300, ids);
   auto with_suffix = [&](uint64_t salt) {
     std::vector<int32_t> t = shared;
-    const std::vector<int32_t> s = prompt_tokens(a.suffix, salt, ids);
+    const std::vector<int32_t> s = bench_prompt_tokens(a.suffix, salt, ids);
     t.insert(t.end(), s.begin(), s.end());
     return t;
   };
@@ -161,9 +161,9 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   j["prefix_cache"] = {{"shared_tokens", a.tokens},
                        {"suffix_tokens", a.suffix},
                        {"first_ttft_s", first.seconds},
-                       {"repeat_ttft_s_p50", median(warm)},
+                       {"repeat_ttft_s_p50", median_of(warm)},
                        {"repeat_ttft_s", warm},
-                       {"speedup", first.seconds / median(warm)},
+                       {"speedup", first.seconds / median_of(warm)},
                        {"cached_tokens", cached},
                        {"identical_output_at_temperature_0", again.result.tokens == first.result.tokens},
                        {"hits", st.prefix_cache_hits},
@@ -192,7 +192,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   std::vector<std::thread> readers;
   for (int i = 0; i < a.streams; ++i) {
     PreparedPrompt p;
-    p.tokens = prompt_tokens(8, 500 + i, ids);
+    p.tokens = bench_prompt_tokens(8, 500 + i, ids);
     RequestOptions ro;
     ro.sampling.seed = 7 + i;
     ro.max_tokens = eo.max_context - 16;
@@ -216,7 +216,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   // A few gaps of warm-up, then the baseline.
   while (gaps_so_far() < static_cast<size_t>(a.baseline_gaps + 4)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   const auto arrival = Clock::now();
-  const Ttft big = first_token(engine, prompt_tokens(a.tokens, 600, ids), 1);
+  const Ttft big = first_token(engine, bench_prompt_tokens(a.tokens, 600, ids), 1);
   const auto first = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(big.seconds));
   for (RequestHandle& h : streams) h.cancel();
   for (std::thread& t : readers) t.join();
