@@ -1,21 +1,11 @@
 // Counter-based RNG: a pure function of (seed, position, purpose, index), no state anywhere, so a
 // draw depends only on its key — never on how many masks, compiles or other rows came before.
+#include "ops/mix64.h"
 #include "ops/sampling.h"
 
 namespace ninfer::ops {
 
 namespace {
-
-// SplitMix64's finaliser: a bijection on 64 bits in which every input bit flips each output bit
-// with probability close to 1/2.
-constexpr uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ops/mix64.h"
+
 namespace ninfer::runtime {
 
 struct PrefixCache::Block {
@@ -14,18 +16,7 @@ struct PrefixCache::Block {
   Lru::iterator lru;
 };
 
-namespace {
-
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-}  // namespace
+using ops::mix64;
 
 PrefixCache::PrefixCache(std::string_view model_key, int block_tokens, size_t budget_bytes, size_t bytes_per_position)
     : block_tokens_(block_tokens),
@@ -34,7 +25,7 @@ PrefixCache::PrefixCache(std::string_view model_key, int block_tokens, size_t bu
   if (block_tokens < 1) throw std::invalid_argument("prefix cache: block_tokens must be at least 1");
   if (bytes_per_position == 0) throw std::invalid_argument("prefix cache: the model exports no KV state");
   uint64_t h = 0x6a09e667f3bcc908ull;
-  for (char c : model_key) h = mix(h ^ static_cast<unsigned char>(c));
+  for (char c : model_key) h = mix64(h ^ static_cast<unsigned char>(c));
   root_key_ = h;
 }
 
@@ -42,7 +33,7 @@ PrefixCache::~PrefixCache() = default;
 
 uint64_t PrefixCache::chain_key(uint64_t parent_key, std::span<const int32_t> tokens) const {
   uint64_t h = parent_key;
-  for (int32_t t : tokens) h = mix(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(t)) + 0x9e3779b97f4a7c15ull));
+  for (int32_t t : tokens) h = mix64(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(t)) + 0x9e3779b97f4a7c15ull));
   return h;
 }
 
