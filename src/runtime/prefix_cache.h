@@ -41,8 +41,6 @@ class PrefixCache {
   PrefixCache(const PrefixCache&) = delete;
   PrefixCache& operator=(const PrefixCache&) = delete;
 
-  int block_tokens() const { return block_tokens_; }
-
   // Copies the longest cached prefix of `tokens`, in whole blocks and at most `max_tokens` long, into
   // `slot` (which must be empty) and returns its length in tokens.
   int restore(std::span<const int32_t> tokens, int max_tokens, models::LanguageModel& model, int slot);
