@@ -508,6 +508,25 @@ TEST(Qwen3Forward, SteadyDecodeStepsDoNotAllocate) {
 
 // ---- kernels on their own ----
 
+// What a Q8_0 matrix multiplies instead of x (q8_block_dot.h), spelled out here: each block of 32
+// values as d * q, d = max|x| / 127 and q = x * (1 / d) rounded half to even, in fp32.
+std::vector<double> q8_inputs(const std::vector<float>& x) {
+  std::vector<double> out(x.size());
+  for (size_t b = 0; b + 32 <= x.size(); b += 32) {
+    float amax = 0.0f;
+    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    for (size_t i = b; i < b + 32; ++i) out[i] = double{d} * std::nearbyint(x[i] * id);
+  }
+  return out;
+}
+
+// The inputs the matmul of `dtype` weights multiplies: x itself, or x quantised for Q8_0.
+std::vector<double> matmul_inputs(DType dtype, const std::vector<float>& x) {
+  return dtype == DType::Q8_0 ? q8_inputs(x) : std::vector<double>(x.begin(), x.end());
+}
+
 TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {
   Qwen3Weights owner;
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
@@ -520,11 +539,12 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {
         for (int64_t batch : {1, 2, 3, 5, 8, 9}) {
           std::vector<float> x(static_cast<size_t>(batch * cols));
           for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11 * static_cast<double>(i));
+          const std::vector<double> xo = matmul_inputs(dtype, x);
           std::vector<double> want(static_cast<size_t>(batch * rows), 0.0);
           for (int64_t b = 0; b < batch; ++b)
             for (int64_t r = 0; r < rows; ++r)
               for (int64_t c = 0; c < cols; ++c)
-                want[b * rows + r] += double{tensor_element(w, r * cols + c)} * x[b * cols + c];
+                want[b * rows + r] += double{tensor_element(w, r * cols + c)} * xo[b * cols + c];
           for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
             if (!kernels::isa_supported(isa)) continue;
             kernels::ThreadPool pool(2);
@@ -576,11 +596,12 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
         for (int64_t batch : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 33}) {
           std::vector<float> x(static_cast<size_t>(batch * cols));
           for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 2);
+          const std::vector<double> xo = matmul_inputs(dtype, x);
           std::vector<double> want(static_cast<size_t>(batch * rows), 0.0), bound(want.size(), 0.0);
           for (int64_t b = 0; b < batch; ++b) {
             for (int64_t r = 0; r < rows; ++r) {
               for (int64_t c = 0; c < cols; ++c) {
-                const double p = wd[r * cols + c] * x[b * cols + c];
+                const double p = wd[r * cols + c] * xo[b * cols + c];
                 want[b * rows + r] += p;
                 bound[b * rows + r] += std::fabs(p);
               }
@@ -640,6 +661,76 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+TEST(Qwen3Kernels, Q8ActivationsAreTheNearestStepsOfTheirBlock) {
+  // Blocks of 32: wide random values, one all zero, one tiny, and one whose step is exactly 1 (its
+  // largest value is 127) holding exact halves, which round to even.
+  std::vector<float> x(32 * 6);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 3.0f * test_value(i, 5);
+  for (size_t i = 32; i < 64; ++i) x[i] = 0.0f;
+  for (size_t i = 64; i < 96; ++i) x[i] = 1e-30f * test_value(i, 6);
+  const float halves[] = {127.0f, 2.5f, 3.5f, -2.5f, -3.5f, 0.5f, -0.5f, 126.5f, -126.5f, 1.5f};
+  const int8_t even[] = {127, 2, 4, -2, -4, 0, 0, 126, -126, 2};
+  for (size_t i = 96; i < 128; ++i) x[i] = i - 96 < std::size(halves) ? halves[i - 96] : 0.25f;
+  std::vector<int8_t> first_q;
+  std::vector<float> first_d;
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+    if (!kernels::isa_supported(isa)) continue;
+    std::vector<int8_t> q(x.size(), 99);
+    std::vector<float> d(x.size() / 32, -1.0f);
+    kernels::kernel_table(isa).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
+    for (size_t b = 0; b < d.size(); ++b) {
+      float amax = 0.0f;
+      for (size_t i = 32 * b; i < 32 * b + 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+      ASSERT_EQ(d[b], amax / 127.0f) << kernels::isa_name(isa) << " block " << b;
+      for (size_t i = 32 * b; i < 32 * b + 32; ++i) {
+        ASSERT_LE(std::abs(int{q[i]}), 127);
+        // Within half a step (and a rounding of the reciprocal) of x; the largest value is +-127.
+        ASSERT_LE(std::fabs(double{x[i]} - double{d[b]} * q[i]), 0.5 * d[b] * (1 + 1e-6)) << kernels::isa_name(isa) << " " << i;
+        if (amax > 0.0f && std::fabs(x[i]) == amax) {
+          EXPECT_EQ(std::abs(int{q[i]}), 127);
+        }
+      }
+    }
+    EXPECT_EQ(d[1], 0.0f);
+    for (size_t i = 32; i < 64; ++i) EXPECT_EQ(q[i], 0);
+    for (size_t i = 0; i < std::size(even); ++i) EXPECT_EQ(q[96 + i], even[i]) << kernels::isa_name(isa) << " " << halves[i];
+    if (first_q.empty()) {
+      first_q = q;
+      first_d = d;
+    } else {
+      EXPECT_EQ(q, first_q) << kernels::isa_name(isa);
+      EXPECT_EQ(std::memcmp(d.data(), first_d.data(), d.size() * sizeof(float)), 0) << kernels::isa_name(isa);
+    }
+  }
+}
+
+TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
+  // Block dot products are exact integers and the accumulation order is fixed (q8_block_dot.h), so
+  // the scalar, AVX2 and AVX-512 kernels agree bit for bit, in every path (tiles, panels, slices).
+  if (!kernels::isa_supported(Isa::Avx2)) GTEST_SKIP() << "only the scalar kernels run here";
+  Qwen3Weights owner;
+  for (int64_t cols : {32, 96, 1056, 2080}) {
+    const int64_t rows = 29;
+    std::vector<float> wv(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
+    const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+    for (int64_t batch : {1, 2, 3, 5, 16, 17, 40}) {
+      std::vector<float> x(static_cast<size_t>(batch * cols));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 4);
+      std::vector<std::vector<float>> y;
+      for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+        if (!kernels::isa_supported(isa)) continue;
+        kernels::ThreadPool pool(2);
+        y.emplace_back(static_cast<size_t>(batch * rows), -7.0f);
+        const kernels::MatmulTarget t[] = {{&w, y.back().data(), rows, false}};
+        kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
+        ASSERT_EQ(std::memcmp(y.back().data(), y.front().data(), y.front().size() * sizeof(float)), 0)
+            << kernels::isa_name(isa) << " cols " << cols << " batch " << batch;
       }
     }
   }

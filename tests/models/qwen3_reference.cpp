@@ -15,6 +15,7 @@ using Vec = std::vector<double>;
 struct Mat {
   int64_t rows = 0, cols = 0;
   Vec v;
+  bool quantises_input = false;  // a Q8_0 matrix: meets its input quantised to Q8 blocks
   const double* row(int64_t r) const { return v.data() + r * cols; }
 };
 
@@ -22,6 +23,7 @@ Mat to_mat(const TensorView& t) {
   Mat m;
   m.rows = t.rows();
   m.cols = t.cols();
+  m.quantises_input = t.dtype == DType::Q8_0;
   m.v.resize(static_cast<size_t>(m.rows * m.cols));
   for (int64_t i = 0; i < m.rows * m.cols; ++i) m.v[i] = tensor_element(t, i);
   return m;
@@ -33,9 +35,27 @@ Vec to_vec(const TensorView& t) {
   return v;
 }
 
+// What a Q8_0 matrix multiplies (as in llama.cpp): x in blocks of 32, each as d * q with
+// d = max|x| / 127 and q = x * (1 / d) rounded half to even, spelled in fp32 as the engine's
+// kernels define it (q8_block_dot.h): in doubles, the many x * (1/d) that land within rounding of
+// a half would round the other way and move the logits by far more than the tolerance. Values
+// within 1e-7 of a half can still round apart from the engine's; these fixed seeds have none.
+Vec q8_activations(const Vec& x) {
+  Vec out(x.size());
+  for (size_t b = 0; b + 32 <= x.size(); b += 32) {
+    float amax = 0.0f;
+    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[i])));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    for (size_t i = b; i < b + 32; ++i) out[i] = double{d} * std::nearbyint(static_cast<float>(x[i]) * id);
+  }
+  return out;
+}
+
 // y = W x
-Vec matvec(const Mat& w, const Vec& x) {
-  if (static_cast<int64_t>(x.size()) != w.cols) throw std::logic_error("reference: matvec size mismatch");
+Vec matvec(const Mat& w, const Vec& input) {
+  if (static_cast<int64_t>(input.size()) != w.cols) throw std::logic_error("reference: matvec size mismatch");
+  const Vec x = w.quantises_input ? q8_activations(input) : input;
   Vec y(static_cast<size_t>(w.rows), 0.0);
   for (int64_t r = 0; r < w.rows; ++r) {
     const double* wr = w.row(r);

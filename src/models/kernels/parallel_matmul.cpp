@@ -2,6 +2,9 @@
 
 #include <array>
 #include <stdexcept>
+#include <vector>
+
+#include "models/dtype_convert.h"
 
 namespace ninfer::models::kernels {
 
@@ -17,6 +20,41 @@ constexpr int64_t kMinRowBlock = 24;
 constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
 constexpr size_t kMaxTargets = 4;
+
+// Activations quantised for Q8_0 weights, kept per calling thread so that a forward pass allocates
+// only while its batches grow.
+struct QuantisedActivations {
+  std::vector<int8_t> q;
+  std::vector<float> d;
+};
+
+// Below this many activations one thread quantises them: waking the pool would cost more.
+constexpr int64_t kParallelQuantiseMin = int64_t{1} << 16;
+
+const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernels, const float* x, int64_t ldx,
+                                     int64_t batch, int64_t cols) {
+  thread_local QuantisedActivations qa;
+  const auto n = static_cast<size_t>(batch * cols);
+  if (qa.q.size() < n) {
+    qa.q.resize(n);
+    qa.d.resize(n / kQ8BlockValues);
+  }
+  // Plain pointers: inside the lambda, `qa` would name each pool thread's own instance.
+  int8_t* q = qa.q.data();
+  float* d = qa.d.data();
+  auto rows = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      kernels.quantize_q8(x + b * ldx, cols, q + b * cols, d + b * (cols / kQ8BlockValues));
+    }
+  };
+  if (batch * cols < kParallelQuantiseMin || pool.size() == 1) {
+    rows(0, batch);
+  } else {
+    const int64_t tasks = batch < 4 * pool.size() ? batch : 4 * pool.size();
+    pool.run(tasks, [&](int64_t t, int) { rows(batch * t / tasks, batch * (t + 1) / tasks); });
+  }
+  return qa;
+}
 
 int64_t row_block(int64_t rows, int threads) {
   const int64_t per = (rows + threads * kTasksPerThread - 1) / (threads * kTasksPerThread);
@@ -50,6 +88,18 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (args[i].dtype != DType::Q8_0) continue;
+    if (args[i].cols % kQ8BlockValues != 0) throw std::invalid_argument("parallel_matmul: Q8_0 needs cols % 32 == 0");
+    const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, args[i].cols);
+    for (size_t j = i; j < n; ++j) {
+      if (args[j].dtype != DType::Q8_0) continue;
+      if (args[j].cols != args[i].cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
+      args[j].xq = qa.q.data();
+      args[j].xd = qa.d.data();
+    }
+    break;
+  }
   pool.run(first_task[n], [&](int64_t task, int) {
     size_t i = 0;
     while (task >= first_task[i + 1]) ++i;

@@ -18,7 +18,8 @@ bool isa_supported(Isa isa);  // by this CPU
 Isa best_isa();               // the widest supported one (NINFER_ISA=scalar|avx2|avx512 caps it)
 
 // y[b*ldy + r] (+)= sum_c W[r, c] * x[b*ldx + c] for rows r in [row_begin, row_end) and b < batch.
-// W is read in its stored dtype (Q8_0 needs cols % 32 == 0); x and y are fp32.
+// W is read in its stored dtype; x and y are fp32. Q8_0 weights (cols % 32 == 0) read x quantised
+// by quantize_q8 instead (q8_block_dot.h says what they compute).
 struct MatmulArgs {
   DType dtype = DType::F32;
   const uint8_t* w = nullptr;
@@ -30,12 +31,16 @@ struct MatmulArgs {
   float* y = nullptr;
   int64_t ldy = 0;
   bool accumulate = false;  // y += W x instead of y = W x (residual connections)
+  const int8_t* xq = nullptr;  // Q8_0 only: row b of x quantised at xq + b * cols,
+  const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
 };
 
 struct KernelTable {
   Isa isa;
   void (*matmul_rows)(const MatmulArgs& args, int64_t row_begin, int64_t row_end);
   float (*dot)(const float* a, const float* b, int64_t n);
+  // n activations (n % 32 == 0) as n / 32 int8 blocks, q[n] and their scales d[n / 32].
+  void (*quantize_q8)(const float* x, int64_t n, int8_t* q, float* d);
   // Causal attention of a block of consecutive positions for one GQA group (causal_attention.h).
   void (*causal_attention)(const CausalAttentionArgs& args);
 };

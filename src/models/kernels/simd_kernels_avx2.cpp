@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "models/dtype_convert.h"
+#include "models/kernels/q8_block_dot.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma,f16c")))
@@ -24,6 +25,9 @@ struct V {
   static constexpr int kPanelMinBatch = 3;
   static constexpr int kTileRows = 3;
   static constexpr int kTileBatch = 4;
+  using Q8 = Q8Avx2;  // Q8_0 weights: int8 dot products (q8_block_dot.h)
+  static constexpr int kQ8TileRows = 2;
+  static constexpr int kQ8TileBatch = 4;
   NINFER_VEC_OP reg zero() { return _mm256_setzero_ps(); }
   NINFER_VEC_OP reg set1(float f) { return _mm256_set1_ps(f); }
   NINFER_VEC_OP reg load(const float* p) { return _mm256_loadu_ps(p); }
@@ -54,6 +58,6 @@ struct V {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Avx2, &matmul_rows, &dot, &causal_attention};
+const KernelTable kTable{Isa::Avx2, &matmul_rows, &dot, &quantize_q8, &causal_attention};
 
 }  // namespace ninfer::models::kernels::avx2

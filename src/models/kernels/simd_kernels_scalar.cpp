@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/dtype_convert.h"
+#include "models/kernels/q8_block_dot.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET
@@ -21,6 +22,9 @@ struct V {
   static constexpr int kPanelMinBatch = 3;
   static constexpr int kTileRows = 2;
   static constexpr int kTileBatch = 4;
+  using Q8 = Q8Portable;  // Q8_0 weights: int8 dot products (q8_block_dot.h)
+  static constexpr int kQ8TileRows = 2;
+  static constexpr int kQ8TileBatch = 4;
   NINFER_VEC_OP reg zero() { return 0.0f; }
   NINFER_VEC_OP reg set1(float f) { return f; }
   NINFER_VEC_OP reg load(const float* p) {
@@ -51,6 +55,6 @@ struct V {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Scalar, &matmul_rows, &dot, &causal_attention};
+const KernelTable kTable{Isa::Scalar, &matmul_rows, &dot, &quantize_q8, &causal_attention};
 
 }  // namespace ninfer::models::kernels::scalar

@@ -1,0 +1,118 @@
+// Q8_0 weights meet activations quantised the same way (blocks of 32 int8 with an fp32 scale), and
+// each block's dot product is summed exactly in integers, as llama.cpp does: four times the products
+// per instruction of widening every weight to fp32 (the Q8_0 prefill and batched-decode limit).
+//
+// What every instruction set computes, bit for bit (so Q8_0 results are the same on all of them):
+//   activation block: d = amax / 127, q = round_half_even(x * (1 / d)) (q = 0 when amax = 0)
+//   block dot:        lane l (0..7) = sum of w[k] * q[k] for k = 4l .. 4l+3, exact in int32
+//   accumulators:     two per output, of 8 fp32 lanes, for the even and the odd blocks of the row:
+//                     acc_lane = fma(d_w * d_x, float(lane), acc_lane), blocks in order
+//   result:           hsum8(acc_even + acc_odd) in the fixed order of the AVX2 halves
+// The integer sums cannot saturate: |w| <= 128 and |q| <= 127, so a pair of products fits in int16.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace ninfer::models::kernels {
+
+constexpr int kQ8Lanes = 8;
+
+// The reference spelling, for CPUs without AVX2 and as the oracle of the others.
+struct Q8Portable {
+  struct acc {
+    float l[kQ8Lanes];
+  };
+  using weights = const int8_t*;
+
+  static inline acc zero() { return acc{}; }
+  static inline weights load_weights(const int8_t* w) { return w; }
+  static inline acc fmadd(weights w, const int8_t* x, float scale, acc a) {
+    for (int l = 0; l < kQ8Lanes; ++l) {
+      int32_t s = 0;
+      for (int k = 4 * l; k < 4 * l + 4; ++k) s += int32_t{w[k]} * int32_t{x[k]};
+      a.l[l] = std::fma(scale, static_cast<float>(s), a.l[l]);
+    }
+    return a;
+  }
+  static inline float hsum(acc even, acc odd) {
+    float t[kQ8Lanes];
+    for (int l = 0; l < kQ8Lanes; ++l) t[l] = even.l[l] + odd.l[l];
+    const float u0 = t[0] + t[4], u1 = t[1] + t[5], u2 = t[2] + t[6], u3 = t[3] + t[7];
+    return (u0 + u2) + (u1 + u3);
+  }
+  // One block of 32 activations.
+  static inline void quantize(const float* x, int8_t* q, float* d) {
+    float amax = 0.0f;
+    for (int k = 0; k < 32; ++k) amax = std::fmax(amax, std::fabs(x[k]));
+    *d = amax / 127.0f;
+    const float id = *d != 0.0f ? 1.0f / *d : 0.0f;
+    for (int k = 0; k < 32; ++k) {
+      const float v = std::nearbyint(x[k] * id);  // the default rounding mode: half to even
+      // NaN and out-of-range values saturate as the AVX2 packs do (only non-finite inputs get here).
+      q[k] = std::isnan(v) ? int8_t{-128} : v >= 127.0f ? int8_t{127} : v <= -128.0f ? int8_t{-128}
+                                                                                       : static_cast<int8_t>(v);
+    }
+  }
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+#define NINFER_Q8_AVX2_OP __attribute__((target("avx2,fma"), always_inline)) static inline
+
+// AVX2 (used by the AVX-512 kernels too: a Q8_0 block is 256 bits).
+struct Q8Avx2 {
+  using acc = __m256;
+  struct weights {
+    __m256i w;    // the signed weights: their signs go onto the activations
+    __m256i abs;  // |w| as unsigned bytes, the unsigned operand of vpmaddubsw
+  };
+
+  NINFER_Q8_AVX2_OP acc zero() { return _mm256_setzero_ps(); }
+  NINFER_Q8_AVX2_OP weights load_weights(const int8_t* w) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+    return {v, _mm256_sign_epi8(v, v)};
+  }
+  NINFER_Q8_AVX2_OP acc fmadd(const weights& w, const int8_t* x, float scale, acc a) {
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i pairs = _mm256_maddubs_epi16(w.abs, _mm256_sign_epi8(xv, w.w));
+    const __m256i quads = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+    return _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(quads), a);
+  }
+  NINFER_Q8_AVX2_OP float hsum(acc even, acc odd) {
+    const __m256 t = _mm256_add_ps(even, odd);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  NINFER_Q8_AVX2_OP void quantize(const float* x, int8_t* q, float* d) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 v[4];
+    for (int i = 0; i < 4; ++i) v[i] = _mm256_loadu_ps(x + 8 * i);
+    __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v[0]), _mm256_andnot_ps(sign, v[1])),
+                             _mm256_max_ps(_mm256_andnot_ps(sign, v[2]), _mm256_andnot_ps(sign, v[3])));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    const float amax = _mm_cvtss_f32(h);
+    *d = amax / 127.0f;
+    const __m256 id = _mm256_set1_ps(*d != 0.0f ? 1.0f / *d : 0.0f);
+    __m256i i32[4];
+    for (int i = 0; i < 4; ++i) i32[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], id));
+    // The packs work within 128-bit halves and leave the 4-byte groups in the order
+    // 0 2 4 6 1 3 5 7; the permutation puts them back.
+    const __m256i i16 = _mm256_packs_epi16(_mm256_packs_epi32(i32[0], i32[1]), _mm256_packs_epi32(i32[2], i32[3]));
+    const __m256i ordered = _mm256_permutevar8x32_epi32(i16, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), ordered);
+  }
+};
+
+#undef NINFER_Q8_AVX2_OP
+#endif
+
+}  // namespace ninfer::models::kernels
