@@ -30,13 +30,15 @@ struct Q8Portable {
   };
   using weights = const int8_t*;
 
+  using scale = float;
   static inline acc zero() { return acc{}; }
+  static inline scale broadcast(float f) { return f; }
   static inline weights load_weights(const int8_t* w) { return w; }
-  static inline acc fmadd(weights w, const int8_t* x, float scale, acc a) {
+  static inline acc fmadd(weights w, const int8_t* x, scale d, acc a) {
     for (int l = 0; l < kQ8Lanes; ++l) {
       int32_t s = 0;
       for (int k = 4 * l; k < 4 * l + 4; ++k) s += int32_t{w[k]} * int32_t{x[k]};
-      a.l[l] = std::fma(scale, static_cast<float>(s), a.l[l]);
+      a.l[l] = std::fma(d, static_cast<float>(s), a.l[l]);
     }
     return a;
   }
@@ -68,20 +70,24 @@ struct Q8Portable {
 struct Q8Avx2 {
   using acc = __m256;
   struct weights {
-    __m256i w;    // the signed weights: their signs go onto the activations
-    __m256i abs;  // |w| as unsigned bytes, the unsigned operand of vpmaddubsw
+    __m256i abs;      // |w| as unsigned bytes, the unsigned operand of vpmaddubsw
+    const int8_t* w;  // the signed weights, whose signs go onto the activations: read from L1 by
+                      // vpsignb itself, which leaves a register for another accumulator
   };
 
+  using scale = __m256;  // a block scale in every lane
   NINFER_Q8_AVX2_OP acc zero() { return _mm256_setzero_ps(); }
+  NINFER_Q8_AVX2_OP scale broadcast(float f) { return _mm256_set1_ps(f); }
   NINFER_Q8_AVX2_OP weights load_weights(const int8_t* w) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-    return {v, _mm256_sign_epi8(v, v)};
+    return {_mm256_sign_epi8(v, v), w};
   }
-  NINFER_Q8_AVX2_OP acc fmadd(const weights& w, const int8_t* x, float scale, acc a) {
+  NINFER_Q8_AVX2_OP acc fmadd(const weights& w, const int8_t* x, scale d, acc a) {
     const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    const __m256i pairs = _mm256_maddubs_epi16(w.abs, _mm256_sign_epi8(xv, w.w));
+    const __m256i signs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.w));
+    const __m256i pairs = _mm256_maddubs_epi16(w.abs, _mm256_sign_epi8(xv, signs));
     const __m256i quads = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
-    return _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(quads), a);
+    return _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(quads), a);
   }
   NINFER_Q8_AVX2_OP float hsum(acc even, acc odd) {
     const __m256 t = _mm256_add_ps(even, odd);
