@@ -55,10 +55,19 @@ using qwen3::Qwen3Weights;
 
 // Both sides read the very same stored weight values (the reference through tensor_element), so the
 // only differences are the fp32 rounding of the activations (observed: ~4e-7 relative), so the bound
-// is tight, and the same, for every dtype.
+// is tight, and the same, for every dtype but Q8_0 (below).
 //   |logit - reference| <= kRelTol * max|reference logit| + kAbsTol
 constexpr double kRelTol = 2e-5;
 constexpr double kAbsTol = 1e-6;
+// Q8_0 weights meet int8 activations (q8_block_dot.h), which the reference quantises the same way,
+// so most positions agree as tightly as above. But rounding to int8 makes the logits a
+// discontinuous function of the activations: an activation within ~1e-7 of a rounding boundary can
+// round the other way in the reference, and on these random models that moves the later logits by
+// 1-2%. The Q8 arithmetic itself is checked exactly in Qwen3Kernels.*; here a wrong matrix, layout
+// or scale (errors of order one) is what must show.
+constexpr double kQ8RelTol = 5e-2;
+
+double reference_tolerance(DType dtype) { return dtype == DType::Q8_0 ? kQ8RelTol : kRelTol; }
 // Two runs of our own fp32 path that differ only in batching/chunking/threads/ISA.
 constexpr double kSelfRelTol = 1e-5;
 
@@ -89,12 +98,12 @@ double max_abs(std::span<const double> v) {
 
 // Checks `got` (logits of consecutive positions) against reference rows [first, first + rows).
 void expect_matches_reference(std::span<const float> got, const std::vector<std::vector<double>>& ref,
-                              size_t first, const std::string& what) {
+                              size_t first, const std::string& what, double rel_tol = kRelTol) {
   const size_t vocab = ref.at(0).size();
   ASSERT_EQ(got.size() % vocab, 0u);
   for (size_t r = 0; r < got.size() / vocab; ++r) {
     const std::vector<double>& want = ref.at(first + r);
-    const double bound = kRelTol * max_abs(want) + kAbsTol;
+    const double bound = rel_tol * max_abs(want) + kAbsTol;
     double worst = 0.0;
     for (size_t i = 0; i < vocab; ++i) worst = std::max(worst, std::fabs(got[r * vocab + i] - want[i]));
     EXPECT_LE(worst, bound) << what << ": position " << first + r;
@@ -140,7 +149,7 @@ TEST_P(ForwardDtypeTest, PrefillMatchesReferenceAtEveryPosition) {
   const auto tokens = random_tokens(23, w->config.vocab_size, 1);
   const auto ref = reference_logits(*w, tokens);
   const auto got = run_row(m, 0, tokens, static_cast<int>(tokens.size()));
-  expect_matches_reference(got, ref, 0, "prefill");
+  expect_matches_reference(got, ref, 0, "prefill", reference_tolerance(GetParam()));
   EXPECT_EQ(m.slot_length(0), 23);
 }
 
@@ -150,9 +159,10 @@ TEST_P(ForwardDtypeTest, DecodeAfterPrefillMatchesReference) {
   const auto tokens = random_tokens(17, w->config.vocab_size, 2);
   const auto ref = reference_logits(*w, tokens);
   const size_t prompt = 6;
-  expect_matches_reference(run_row(m, 0, std::span(tokens).first(prompt), 1), ref, prompt - 1, "prefill");
+  const double tol = reference_tolerance(GetParam());
+  expect_matches_reference(run_row(m, 0, std::span(tokens).first(prompt), 1), ref, prompt - 1, "prefill", tol);
   for (size_t p = prompt; p < tokens.size(); ++p) {
-    expect_matches_reference(run_row(m, 0, std::span(tokens).subspan(p, 1), 1), ref, p, "decode");
+    expect_matches_reference(run_row(m, 0, std::span(tokens).subspan(p, 1), 1), ref, p, "decode", tol);
   }
   EXPECT_EQ(m.slot_length(0), 17);
 }
@@ -162,7 +172,8 @@ TEST_P(ForwardDtypeTest, UntiedLmHeadMatchesReference) {
   ASSERT_NE(w->lm_head.data, w->embed.data);
   Qwen3Model m(w, opts());
   const auto tokens = random_tokens(9, w->config.vocab_size, 3);
-  expect_matches_reference(run_row(m, 0, tokens, 9), reference_logits(*w, tokens), 0, "untied");
+  expect_matches_reference(run_row(m, 0, tokens, 9), reference_logits(*w, tokens), 0, "untied",
+                           reference_tolerance(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDtypes, ForwardDtypeTest,
@@ -194,10 +205,12 @@ TEST(Qwen3Forward, OtherShapesMatchReference) {
     const auto tokens = random_tokens(20, config.vocab_size, 30);
     const auto ref = reference_logits(*w, tokens);
     Qwen3Model m(w, opts(2));
-    expect_matches_reference(run_row(m, 0, tokens, 20), ref, 0, "prefill hidden " + std::to_string(config.hidden_size));
+    expect_matches_reference(run_row(m, 0, tokens, 20), ref, 0, "prefill hidden " + std::to_string(config.hidden_size),
+                             reference_tolerance(dtype));
     run_row(m, 1, std::span(tokens).first(13), 1);
     for (size_t p = 13; p < tokens.size(); ++p) {
-      expect_matches_reference(run_row(m, 1, std::span(tokens).subspan(p, 1), 1), ref, p, "decode");
+      expect_matches_reference(run_row(m, 1, std::span(tokens).subspan(p, 1), 1), ref, p, "decode",
+                               reference_tolerance(dtype));
     }
   }
 }
@@ -276,7 +289,8 @@ TEST(Qwen3Forward, VerificationRowEqualsSequentialDecode) {
   // Also against the reference on the full sequence.
   std::vector<int32_t> all = prompt;
   all.insert(all.end(), drafts.begin(), drafts.end());
-  expect_matches_reference(verify, reference_logits(*w, all), prompt.size(), "verification");
+  expect_matches_reference(verify, reference_logits(*w, all), prompt.size(), "verification",
+                           reference_tolerance(DType::Q8_0));
 }
 
 TEST(Qwen3Forward, TruncateThenForwardEqualsFresh) {
@@ -368,7 +382,8 @@ TEST(Qwen3Forward, InstructionSetsAgree) {
     o.isa = Isa::Scalar;
     Qwen3Model scalar(w, o);
     const auto want = run_row(scalar, 0, tokens, 12);
-    expect_matches_reference(want, reference_logits(*w, tokens), 0, std::string("scalar ") + dtype_name(dtype));
+    expect_matches_reference(want, reference_logits(*w, tokens), 0, std::string("scalar ") + dtype_name(dtype),
+                             reference_tolerance(dtype));
     for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
       if (!kernels::isa_supported(isa)) continue;
       o.isa = isa;

@@ -54,7 +54,7 @@ EngineRun run_engine(const std::shared_ptr<const qwen3::Qwen3Weights>& w, std::v
 }
 
 void expect_matches_reference(const std::string& label, const std::shared_ptr<const qwen3::Qwen3Weights>& w,
-                              const std::vector<int32_t>& prompt) {
+                              const std::vector<int32_t>& prompt, double rel_tol = kRelTol) {
   constexpr int kSteps = 4;
   const EngineRun run = run_engine(w, prompt, kSteps);
   // The reference over the whole sequence gives every prefix's logits (causal attention).
@@ -66,7 +66,7 @@ void expect_matches_reference(const std::string& label, const std::shared_ptr<co
     for (double x : ref[p]) scale = std::max(scale, std::fabs(x));
     for (size_t i = 0; i < ref[p].size(); ++i) worst = std::max(worst, std::fabs(run.logits[p][i] - ref[p][i]));
     const bool decode = p >= prompt.size();
-    EXPECT_LE(worst, kRelTol * scale + kAbsTol)
+    EXPECT_LE(worst, rel_tol * scale + kAbsTol)
         << label << ": " << (decode ? "decode step " + std::to_string(p - prompt.size() + 1) : "prefill position " + std::to_string(p));
     worst_ratio = std::max(worst_ratio, worst / scale);
   }
@@ -96,7 +96,9 @@ TEST(Qwen3LoaderReference, GgufQ8_0MatchesReference) {
   const auto loaded = qwen3::load_gguf(generated_tiny_model(DType::BF16, DType::Q8_0).gguf);
   ASSERT_EQ(loaded.weights->layers[0].q_proj.dtype, DType::Q8_0);
   ASSERT_EQ(loaded.weights->embed.dtype, DType::Q8_0);
-  expect_matches_reference("gguf q8_0", loaded.weights, prompt_ids(*loaded.tokenizer));
+  // int8 activations: see kQ8RelTol in qwen3_forward_test.cpp (one activation rounding the other
+  // way from the reference moves the later logits by 1-2%).
+  expect_matches_reference("gguf q8_0", loaded.weights, prompt_ids(*loaded.tokenizer), 5e-2);
 }
 
 // The three files hold one model: quantisation moves its logits only a little.

@@ -5,9 +5,9 @@
 // What every instruction set computes, bit for bit (so Q8_0 results are the same on all of them):
 //   activation block: d = amax / 127, q = round_half_even(x * (1 / d)) (q = 0 when amax = 0)
 //   block dot:        lane l (0..7) = sum of w[k] * q[k] for k = 4l .. 4l+3, exact in int32
-//   accumulators:     two per output, of 8 fp32 lanes, for the even and the odd blocks of the row:
-//                     acc_lane = fma(d_w * d_x, float(lane), acc_lane), blocks in order
-//   result:           hsum8(acc_even + acc_odd) in the fixed order of the AVX2 halves
+//   accumulator:      one per output, of 8 fp32 lanes: acc_lane = fma(d_w * d_x, float(lane), acc_lane)
+//                     over the row's blocks in order (the 8 lanes are already 8 independent chains)
+//   result:           hsum8(acc) in the fixed order of the AVX2 halves
 // The integer sums cannot saturate: |w| <= 128 and |q| <= 127, so a pair of products fits in int16.
 #pragma once
 
@@ -42,9 +42,8 @@ struct Q8Portable {
     }
     return a;
   }
-  static inline float hsum(acc even, acc odd) {
-    float t[kQ8Lanes];
-    for (int l = 0; l < kQ8Lanes; ++l) t[l] = even.l[l] + odd.l[l];
+  static inline float hsum(acc a) {
+    const float* t = a.l;
     const float u0 = t[0] + t[4], u1 = t[1] + t[5], u2 = t[2] + t[6], u3 = t[3] + t[7];
     return (u0 + u2) + (u1 + u3);
   }
@@ -89,8 +88,7 @@ struct Q8Avx2 {
     const __m256i quads = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
     return _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(quads), a);
   }
-  NINFER_Q8_AVX2_OP float hsum(acc even, acc odd) {
-    const __m256 t = _mm256_add_ps(even, odd);
+  NINFER_Q8_AVX2_OP float hsum(acc t) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
