@@ -35,12 +35,14 @@ Json anthropic_tool_input(const std::string& arguments) {
   return Json::object();
 }
 
-Json anthropic_usage(int input_tokens, int output_tokens) {
-  return {{"input_tokens", input_tokens},
-          {"output_tokens", output_tokens},
+Json anthropic_usage(const Usage& usage) {
+  return {{"input_tokens", usage.prompt_tokens - usage.cached_tokens},
+          {"output_tokens", usage.completion_tokens},
           {"cache_creation_input_tokens", 0},
-          {"cache_read_input_tokens", 0}};
+          {"cache_read_input_tokens", usage.cached_tokens}};
 }
+
+Json anthropic_start_usage(int prompt_tokens) { return {{"input_tokens", prompt_tokens}, {"output_tokens", 0}}; }
 
 Json anthropic_message(const ChatRequest& request, const PreparedPrompt& prompt, const GenerationResult& result,
                        const std::string& id, const std::string& model) {
@@ -67,7 +69,7 @@ Json anthropic_message(const ChatRequest& request, const PreparedPrompt& prompt,
           {"content", std::move(content)},
           {"stop_reason", stop_reason},
           {"stop_sequence", result.stop_sequence ? Json(valid_utf8(*result.stop_sequence)) : Json(nullptr)},
-          {"usage", anthropic_usage(result.usage.prompt_tokens, result.usage.completion_tokens)},
+          {"usage", anthropic_usage(result.usage)},
           {"constraint", result.constraint ? Json(constraint_report_json(*result.constraint)) : Json(nullptr)}};
 }
 

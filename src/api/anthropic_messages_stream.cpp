@@ -31,7 +31,7 @@ class AnthropicMessageStream : public ProtocolStream {
                  {"content", Json::array()},
                  {"stop_reason", nullptr},
                  {"stop_sequence", nullptr},
-                 {"usage", anthropic_usage(input_tokens_, 0)}}}});
+                 {"usage", anthropic_start_usage(input_tokens_)}}}});
   }
 
   void delta(const ChatDelta& d, std::vector<SseEvent>& out) override {
@@ -75,7 +75,7 @@ class AnthropicMessageStream : public ProtocolStream {
                {"delta",
                 {{"stop_reason", stop_reason},
                  {"stop_sequence", result.stop_sequence ? Json(valid_utf8(*result.stop_sequence)) : Json(nullptr)}}},
-               {"usage", anthropic_usage(result.usage.prompt_tokens, result.usage.completion_tokens)}});
+               {"usage", anthropic_usage(result.usage)}});
     emit(out, {{"type", "message_stop"},
                {"constraint", result.constraint ? Json(constraint_report_json(*result.constraint)) : Json(nullptr)}});
   }

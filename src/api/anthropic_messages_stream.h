@@ -1,5 +1,6 @@
 // The Anthropic Messages stream: every SSE event's `event:` line is its data's `type`.
-//   message_start {message: the message with empty content, usage {input_tokens, output_tokens: 0}}
+//   message_start {message: the message with empty content, usage {input_tokens: the whole prompt,
+//   output_tokens: 0}}
 //   then per content block: content_block_start {index, content_block}, content_block_delta
 //   {index, delta: thinking_delta | text_delta | input_json_delta {partial_json}}, content_block_stop
 //   message_delta {delta: {stop_reason, stop_sequence}, usage}, message_stop {constraint}.

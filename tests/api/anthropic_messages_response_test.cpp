@@ -31,6 +31,14 @@ TEST(AnthropicMessagesResponse, TextIsOneTextBlockEndingTheTurnWithUsage) {
             R"("constraint":null})");
 }
 
+TEST(AnthropicMessagesResponse, PrefixCacheHitsAreCacheReadInputTokens) {
+  // Anthropic's split: input_tokens + cache_read_input_tokens + cache_creation_input_tokens = the prompt.
+  GenerationResult r = chat_result({"", "hello", {}, false});
+  r.usage.cached_tokens = 9;
+  EXPECT_EQ(message(r)["usage"].dump(),
+            R"({"input_tokens":3,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":9})");
+}
+
 TEST(AnthropicMessagesResponse, ThinkingTextAndToolUseBlocksComeInTheTurnsOrder) {
   ChatOutput out{"let me see", "Calling.", {{"call_0123456789abcdef01234567", "get", R"({"city":"Paris","n":[1,2]})"},
                                           {"call_2", "put", "{}"}},

@@ -230,8 +230,7 @@ TEST(AnthropicMessagesStream, MessageStartCarriesTheInputTokensAndAnEmptyMessage
   EXPECT_EQ(events[0].event, "message_start");
   EXPECT_EQ(events[0].data,
             R"({"type":"message_start","message":{"id":"msg_a","type":"message","role":"assistant","model":"mm",)"
-            R"("content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":23,"output_tokens":0,)"
-            R"("cache_creation_input_tokens":0,"cache_read_input_tokens":0}}})");
+            R"("content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":23,"output_tokens":0}}})");
 }
 
 TEST(AnthropicMessagesStream, ABlockClosesWhenTheNextKindOfOutputStarts) {

@@ -7,26 +7,18 @@
 #include <immintrin.h>
 
 #include "models/kernels/causal_attention.h"
+#include "models/kernels/float_vec_avx2.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma")))
 #define NINFER_VEC_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) static inline
 
 namespace ninfer::models::kernels::avx2 {
 
-struct AV {
-  using reg = __m256;
-  static constexpr int kWidth = 8;
+struct AV : FloatVec {
   static constexpr int kScoreRows = 2;
   static constexpr int kValueRows = 2;
   static constexpr int kValueVecs = 4;
-  NINFER_VEC_OP reg zero() { return _mm256_setzero_ps(); }
-  NINFER_VEC_OP reg set1(float f) { return _mm256_set1_ps(f); }
-  NINFER_VEC_OP reg load(const float* p) { return _mm256_loadu_ps(p); }
-  NINFER_VEC_OP void store(float* p, reg a) { _mm256_storeu_ps(p, a); }
-  NINFER_VEC_OP reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   NINFER_VEC_OP reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
-  NINFER_VEC_OP reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
-  NINFER_VEC_OP reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   NINFER_VEC_OP reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
   NINFER_VEC_OP float first(reg a) { return _mm256_cvtss_f32(a); }
   NINFER_VEC_OP float hmax(reg a) {
@@ -34,12 +26,6 @@ struct AV {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  NINFER_VEC_OP float hsum(reg a) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
   }
   // Lane i = ((a_i0 + a_i1) + (a_i2 + a_i3)) + ((a_i4 + a_i5) + (a_i6 + a_i7)) for every i.
   NINFER_VEC_OP reg reduce(const reg* a) {
@@ -53,10 +39,6 @@ struct AV {
     return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_GE_OQ), y); }
-  // Keeps a loaded operand in a register: otherwise the compiler folds the load into every FMA that
-  // uses it, and the loads, not the FMAs, set the pace.
-  NINFER_VEC_OP void in_register(reg& a) { asm("" : "+x"(a)); }
-  NINFER_VEC_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 };
 
 #include "models/kernels/causal_attention_body.inc"

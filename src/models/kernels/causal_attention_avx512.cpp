@@ -14,43 +14,26 @@
 #include <immintrin.h>
 
 #include "models/kernels/causal_attention.h"
+#include "models/kernels/float_vec_avx512.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx2,fma")))
 #define NINFER_VEC_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) static inline
 
 namespace ninfer::models::kernels::avx512 {
 
-struct AV {
-  using reg = __m512;
-  static constexpr int kWidth = 16;
+struct AV : FloatVec {
   static constexpr int kScoreRows = 2;
   static constexpr int kValueRows = 4;
   static constexpr int kValueVecs = 4;
-  NINFER_VEC_OP reg zero() { return _mm512_setzero_ps(); }
-  NINFER_VEC_OP reg set1(float f) { return _mm512_set1_ps(f); }
-  NINFER_VEC_OP reg load(const float* p) { return _mm512_loadu_ps(p); }
-  NINFER_VEC_OP void store(float* p, reg a) { _mm512_storeu_ps(p, a); }
-  NINFER_VEC_OP reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   NINFER_VEC_OP reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
-  NINFER_VEC_OP reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
-  NINFER_VEC_OP reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   NINFER_VEC_OP reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
   NINFER_VEC_OP float first(reg a) { return _mm512_cvtss_f32(a); }
-  NINFER_VEC_OP __m256 low(reg a) { return _mm512_castps512_ps256(a); }
-  NINFER_VEC_OP __m256 high(reg a) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)); }
   NINFER_VEC_OP float hmax(reg a) {
     __m256 h = _mm256_max_ps(low(a), high(a));
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  NINFER_VEC_OP float hsum(reg a) {
-    const __m256 h = _mm256_add_ps(low(a), high(a));
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
   }
   // Eight 256-bit sums -> one vector of eight, lane i = the fixed tree over h[i] (as in AVX2).
   NINFER_VEC_OP __m256 reduce8(const __m256* h) {
@@ -74,10 +57,6 @@ struct AV {
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) {
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_GE_OQ), y);
   }
-  // Keeps a loaded operand in a register: otherwise the compiler folds the load into every FMA that
-  // uses it, and the loads, not the FMAs, set the pace.
-  NINFER_VEC_OP void in_register(reg& a) { asm("" : "+v"(a)); }
-  NINFER_VEC_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 };
 
 #include "models/kernels/causal_attention_body.inc"
