@@ -393,8 +393,15 @@ void EngineImpl::admit() {
 }
 
 int EngineImpl::prompt_budget(int decoding) const {
+  // Every kDecodeOnlyEvery steps with a chunk, one step decodes alone, to measure a decode-only step
+  // again: the running rows' steps grow dearer as their contexts grow, and a stale estimate charges
+  // that growth to the prompt's positions, which shrinks the next chunk, which charges the growth to
+  // fewer positions... down to one position a step (a 4,096-token prompt beside 4 streams took
+  // minutes per hundred tokens).
+  constexpr int kDecodeOnlyEvery = 8;
   const int step = options_.max_step_tokens - decoding;
   if (decoding == 0) return step;
+  if (options_.max_decode_slowdown > 0 && steps_since_decode_only_ >= kDecodeOnlyEvery) return 0;
   int chunk = options_.prefill_tokens_while_decoding;
   if (options_.max_decode_slowdown > 0 && decode_step_s_ > 0 && prompt_position_s_ > 0) {
     const double fits = (options_.max_decode_slowdown - 1.0) * decode_step_s_ / prompt_position_s_;
@@ -407,9 +414,13 @@ void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t promp
   constexpr double kWeight = 0.25;  // of the newest step
   auto average = [](double& avg, double sample) { avg = avg == 0 ? sample : avg + kWeight * (sample - avg); };
   if (prompt_positions == 0) {
-    if (decoding > 0) average(decode_step_s_, forward_s);
+    if (decoding > 0) {
+      average(decode_step_s_, forward_s);
+      steps_since_decode_only_ = 0;
+    }
     return;
   }
+  ++steps_since_decode_only_;
   // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step.
   const double prompt_s = decoding > 0 && decode_step_s_ > 0 ? forward_s - decode_step_s_ : forward_s;
   if (prompt_s > 0) average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));

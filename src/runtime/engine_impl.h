@@ -68,6 +68,7 @@ class EngineImpl {
   // Moving averages of forward seconds: a step of decoding rows alone, and one prompt position (for
   // sizing prompt chunks beside decoding rows; 0 = not measured yet).
   double decode_step_s_ = 0, prompt_position_s_ = 0;
+  int steps_since_decode_only_ = 0;  // steps with prompt positions since decode_step_s_ last learned
   std::thread worker_;
 
   mutable std::mutex stats_mu_;

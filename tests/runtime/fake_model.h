@@ -35,10 +35,13 @@ class FakeModel final : public models::LanguageModel {
   void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
     size_t out = 0;
     ++forward_calls;
-    if (delay_per_position.count() > 0) {
-      size_t positions = 0;
-      for (const models::ForwardRow& r : rows) positions += r.tokens.size();
-      std::this_thread::sleep_for(delay_per_position * positions);
+    if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0) {
+      size_t positions = 0, context = 0;
+      for (const models::ForwardRow& r : rows) {
+        positions += r.tokens.size();
+        if (r.logits_count > 0 && r.slot >= 0 && r.slot < slot_count()) context += slots_[r.slot].size();
+      }
+      std::this_thread::sleep_for(delay_per_position * positions + delay_per_context_position * context);
     }
     if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
@@ -83,6 +86,9 @@ class FakeModel final : public models::LanguageModel {
   bool exports_kv = false;
   // A forward pass that takes time in proportion to its positions (for chunk sizing by cost).
   std::chrono::microseconds delay_per_position{0};
+  // And, for a row that samples (a decoding row), for every position already in its slot: its
+  // attention's share, so that decode steps grow dearer as the contexts grow.
+  std::chrono::microseconds delay_per_context_position{0};
   // Every forward's rows (slot, tokens, logits_count), when asked for.
   struct LoggedRow {
     int slot, tokens, logits_count;

@@ -317,6 +317,44 @@ TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
   EXPECT_GE(later.front(), 1);
 }
 
+TEST(ChunkedPrefill, ChunksDoNotCollapseAsTheRunningRowsContextsGrow) {
+  // A decoding row costs 1 ms plus 20 us per position of its context, so the two decoding rows' steps
+  // grow dearer by ~2% a step while a long prompt is admitted beside them (1 ms a position).
+  // Measured once, at short contexts, the decode-only step would look ever cheaper than it is, the
+  // difference would be charged to the prompt's positions, and the chunks would shrink to one
+  // position a step for good. Decode-only steps now and then keep the estimate current, so the
+  // chunks grow with the decode step, as the slowdown of 2 allows.
+  auto model = kv_model();
+  model->record_forwards = true;
+  model->delay_per_position = std::chrono::milliseconds(1);
+  model->delay_per_context_position = std::chrono::microseconds(20);
+  EngineOptions o = engine_options(false);
+  o.prefill_tokens_while_decoding = 64;
+  o.max_decode_slowdown = 2.0;
+  EngineImpl e(model, o);
+  e.hold_admission(true);
+  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, 400));
+  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, 400));
+  e.hold_admission(false);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(a.next());  // decode-only steps measured at short contexts
+  RequestHandle b = e.submit(token_prompt(tokens(400, 400)), sampled(2, 2));
+  ASSERT_EQ(b.wait().finish_reason, FinishReason::Length);
+  a.cancel();
+  c.cancel();
+  a.wait();
+  c.wait();
+  std::vector<int> chunks;
+  for (const auto& step : model->forward_log)
+    for (const auto& row : step)
+      if (row.logits_count == 0) chunks.push_back(row.tokens);
+  ASSERT_GE(chunks.size(), 4u);
+  // The second half of the prompt's chunks: by then the decode step has grown from ~2 ms to ~4-6,
+  // which leaves room for ~3-6 positions; a stale estimate gives single positions.
+  std::vector<int> late(chunks.begin() + static_cast<std::ptrdiff_t>(chunks.size() / 2), chunks.end());
+  std::sort(late.begin(), late.end());
+  EXPECT_GE(late[late.size() / 2], 3) << "the chunks collapsed as the decoding rows' contexts grew";
+}
+
 TEST(ChunkedPrefill, OptionsAreChecked) {
   EngineOptions o = engine_options(false);
   o.prefill_tokens_while_decoding = 0;
