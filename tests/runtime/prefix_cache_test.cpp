@@ -282,23 +282,22 @@ TEST(ChunkedPrefill, AlonePromptsUseTheWholeStepBudget) {
   }
 }
 
-TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
-  // Every position costs the same 4 ms: two decoding rows take 8 ms a step, so a slowdown of 2 leaves
-  // room for about 2 prompt positions per step, far below the 64 allowed.
-  auto model = kv_model();
+// Two rows decode (up to `decode_tokens` each), then a prompt of `prompt_tokens` arrives beside them
+// with a slowdown of 2: the sizes of the prompt's chunks, in order (the sampling last piece left out).
+std::vector<int> chunks_beside_two_decoding_rows(const std::shared_ptr<FakeModel>& model, int prompt_tokens,
+                                                 int decode_tokens) {
   model->record_forwards = true;
-  model->delay_per_position = std::chrono::milliseconds(4);
   EngineOptions o = engine_options(false);
   o.prefill_tokens_while_decoding = 64;
   o.max_decode_slowdown = 2.0;
   EngineImpl e(model, o);
   e.hold_admission(true);
-  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, 150));
-  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, 150));
+  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, decode_tokens));
+  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, decode_tokens));
   e.hold_admission(false);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(a.next());  // decode-only steps measured
-  RequestHandle b = e.submit(token_prompt(tokens(40, 400)), sampled(2, 2));
-  ASSERT_EQ(b.wait().finish_reason, FinishReason::Length);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(a.next());  // decode-only steps measured
+  RequestHandle b = e.submit(token_prompt(tokens(prompt_tokens, 400)), sampled(2, 2));
+  EXPECT_EQ(b.wait().finish_reason, FinishReason::Length);
   a.cancel();
   c.cancel();
   a.wait();
@@ -307,6 +306,15 @@ TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
   for (const auto& step : model->forward_log)
     for (const auto& row : step)
       if (row.logits_count == 0) chunks.push_back(row.tokens);
+  return chunks;
+}
+
+TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
+  // Every position costs the same 4 ms: two decoding rows take 8 ms a step, so a slowdown of 2 leaves
+  // room for about 2 prompt positions per step, far below the 64 allowed.
+  auto model = kv_model();
+  model->delay_per_position = std::chrono::milliseconds(4);
+  const std::vector<int> chunks = chunks_beside_two_decoding_rows(model, 40, 150);
   // A and C's prompts measured a position's cost, their decode steps a step's: every chunk follows
   // them (sleep overshoot on a busy machine moves the estimates a little; the first chunk is left
   // out, the estimates still settling).
@@ -325,28 +333,9 @@ TEST(ChunkedPrefill, ChunksDoNotCollapseAsTheRunningRowsContextsGrow) {
   // position a step for good. Decode-only steps now and then keep the estimate current, so the
   // chunks grow with the decode step, as the slowdown of 2 allows.
   auto model = kv_model();
-  model->record_forwards = true;
   model->delay_per_position = std::chrono::milliseconds(1);
   model->delay_per_context_position = std::chrono::microseconds(20);
-  EngineOptions o = engine_options(false);
-  o.prefill_tokens_while_decoding = 64;
-  o.max_decode_slowdown = 2.0;
-  EngineImpl e(model, o);
-  e.hold_admission(true);
-  RequestHandle a = e.submit(token_prompt(tokens(2, 10)), sampled(1, 400));
-  RequestHandle c = e.submit(token_prompt(tokens(2, 20)), sampled(4, 400));
-  e.hold_admission(false);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(a.next());  // decode-only steps measured at short contexts
-  RequestHandle b = e.submit(token_prompt(tokens(400, 400)), sampled(2, 2));
-  ASSERT_EQ(b.wait().finish_reason, FinishReason::Length);
-  a.cancel();
-  c.cancel();
-  a.wait();
-  c.wait();
-  std::vector<int> chunks;
-  for (const auto& step : model->forward_log)
-    for (const auto& row : step)
-      if (row.logits_count == 0) chunks.push_back(row.tokens);
+  const std::vector<int> chunks = chunks_beside_two_decoding_rows(model, 400, 400);
   ASSERT_GE(chunks.size(), 4u);
   // The second half of the prompt's chunks: by then the decode step has grown from ~2 ms to ~4-6,
   // which leaves room for ~3-6 positions; a stale estimate gives single positions.
