@@ -70,8 +70,8 @@ struct Q8Avx2 {
   using acc = __m256;
   struct weights {
     __m256i abs;      // |w| as unsigned bytes, the unsigned operand of vpmaddubsw
-    const int8_t* w;  // the signed weights, whose signs go onto the activations: read from L1 by
-                      // vpsignb itself, which leaves a register for another accumulator
+    const int8_t* w;  // the signed weights, whose signs go onto the activations: loaded where used,
+                      // so the compiler may keep them in a register or read them from L1
   };
 
   using scale = __m256;  // a block scale in every lane
