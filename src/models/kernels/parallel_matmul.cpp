@@ -88,17 +88,21 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
+  // Q8_0 targets read x quantised, once for all of them (row_bytes above has checked their widths
+  // are whole blocks).
+  int64_t q8_cols = 0;
   for (size_t i = 0; i < n; ++i) {
     if (args[i].dtype != DType::Q8_0) continue;
-    if (args[i].cols % kQ8BlockValues != 0) throw std::invalid_argument("parallel_matmul: Q8_0 needs cols % 32 == 0");
-    const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, args[i].cols);
-    for (size_t j = i; j < n; ++j) {
-      if (args[j].dtype != DType::Q8_0) continue;
-      if (args[j].cols != args[i].cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
-      args[j].xq = qa.q.data();
-      args[j].xd = qa.d.data();
+    if (q8_cols != 0 && args[i].cols != q8_cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
+    q8_cols = args[i].cols;
+  }
+  if (q8_cols != 0) {
+    const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols);
+    for (size_t i = 0; i < n; ++i) {
+      if (args[i].dtype != DType::Q8_0) continue;
+      args[i].xq = qa.q.data();
+      args[i].xd = qa.d.data();
     }
-    break;
   }
   pool.run(first_task[n], [&](int64_t task, int) {
     size_t i = 0;
