@@ -1,5 +1,6 @@
 #include "runtime/program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,7 @@ Program::Program(models::LanguageModel& model, ProgramOptions options) : model_(
   forward_rows_.reserve(layout_.rows);
   slots_.reserve(layout_.rows);
   lengths_before_.reserve(layout_.rows);
+  input_sizes_.reserve(layout_.rows);
   pending_.rows.resize(layout_.rows);
   for (RowResult& r : pending_.rows) r.tokens.reserve(layout_.positions_per_row);
 }
@@ -43,12 +45,36 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   forward_rows_.clear();
   slots_.clear();
   lengths_before_.clear();
-  size_t sampled = 0;
+  input_sizes_.clear();
+  // Speculative rows read their input and drafts as one sequence: gathered here (grows only).
+  size_t gathered = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BatchRow& r = rows[i];
+    if (r.drafts.empty()) continue;
+    if (static_cast<int>(r.drafts.size()) > options_.max_draft_tokens || !r.sample ||
+        !(r.draft_q.empty() || r.draft_q.size() == r.drafts.size()))
+      throw std::invalid_argument("program: row " + std::to_string(i) + " has " + std::to_string(r.drafts.size()) +
+                                  " drafts (K = " + std::to_string(options_.max_draft_tokens) +
+                                  ", a sampled row, one q per draft or none)");
+    gathered += r.input.size() + r.drafts.size();
+  }
+  if (row_tokens_.size() < gathered) row_tokens_.resize(gathered);
+  size_t sampled = 0, at = 0;
   for (const BatchRow& r : rows) {
-    forward_rows_.push_back(models::ForwardRow{r.slot, r.input, r.sample ? 1 : 0});
-    sampled += r.sample;
+    std::span<const int32_t> tokens = r.input;
+    if (!r.drafts.empty()) {
+      int32_t* dst = row_tokens_.data() + at;
+      std::copy(r.input.begin(), r.input.end(), dst);
+      std::copy(r.drafts.begin(), r.drafts.end(), dst + r.input.size());
+      tokens = std::span<const int32_t>(dst, r.input.size() + r.drafts.size());
+      at += tokens.size();
+    }
+    const int logits_count = r.sample ? 1 + static_cast<int>(r.drafts.size()) : 0;
+    forward_rows_.push_back(models::ForwardRow{r.slot, tokens, logits_count});
+    sampled += static_cast<size_t>(logits_count);
     slots_.push_back(r.slot);
     lengths_before_.push_back(model_.slot_length(r.slot));
+    input_sizes_.push_back(static_cast<int>(r.input.size()));
   }
   auto t0 = std::chrono::steady_clock::now();
   model_.forward(forward_rows_, std::span<float>(logits_.data(), sampled * size_t(width)));
@@ -70,7 +96,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
                          mask_states_.data() + layout_.position_index(row, 0), layout_.words_per_position,
                          layout_.positions_per_row};
       descriptors_[i].enabled = true;
-      descriptors_[i].extent = provider->fill_row(row, {}, slice);
+      descriptors_[i].extent = provider->fill_row(row, rows[i].drafts, slice);
     }
   }
 
@@ -82,12 +108,18 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     RowResult& out = pending_.rows[i];
     out.tokens.clear();
     out.extent = descriptors_[i].extent;
+    out.drafted = out.drafts_accepted = 0;
     if (!rows[i].sample) {
       out.kind = RowResultKind::PromptChunk;
       continue;
     }
     out.kind = RowResultKind::Produced;
-    const size_t this_row = logits_row++;
+    const size_t this_row = logits_row;
+    logits_row += 1 + rows[i].drafts.size();
+    if (!rows[i].drafts.empty()) {
+      verify_row(i, rows[i], logits_.data() + this_row * size_t(width), out);
+      continue;
+    }
     ops::MaskRow mask{nullptr, layout_.domain_size};
     if (descriptors_[i].enabled) {
       if (mask_states_[layout_.position_index(static_cast<int>(i), 0)] != PositionState::Ready) {
@@ -118,9 +150,70 @@ void Program::commit(std::span<const int> accepted) {
     if (accepted[i] < 0 || accepted[i] > static_cast<int>(r.tokens.size()))
       throw std::invalid_argument("program: row " + std::to_string(i) + " commits more than it produced");
   }
-  // The CPU backend appended this step's inputs during forward; the produced token becomes the next
-  // input. Without drafts there is nothing to truncate; a failed row's slot is released by the Engine.
+  // The CPU backend appended this step's inputs (and drafts) during forward; the last committed token
+  // becomes the next input, so a speculative row keeps its input and the committed tokens before
+  // the last, which are accepted drafts. Without drafts there is nothing to truncate; a failed row's
+  // slot is released by the Engine.
+  for (int i = 0; i < pending_.size; ++i) {
+    if (pending_.rows[i].drafted == 0) continue;
+    const int keep = lengths_before_[i] + input_sizes_[i] + std::max(accepted[i] - 1, 0);
+    model_.truncate_slot(slots_[i], keep);
+  }
   pending_.open = false;
+}
+
+void Program::verify_row(size_t i, const BatchRow& row, const float* logits, RowResult& out) {
+  const int32_t width = model_.vocab_size();
+  const int k = static_cast<int>(row.drafts.size());
+  const bool constrained = descriptors_[i].enabled;
+  const bool penalise = !(row.params.presence_penalty == 0.0f && row.params.frequency_penalty == 0.0f);
+  if (penalise) chain_penalties_.assign(row.penalties.begin(), row.penalties.end());
+  out.drafted = k;
+  auto fail = [&](RowResultKind kind) {
+    out.kind = kind;
+    out.tokens.clear();
+  };
+  for (int pos = 0; pos <= k; ++pos) {
+    ops::MaskRow mask{nullptr, layout_.domain_size};
+    if (constrained) {
+      const PositionState state = mask_states_[layout_.position_index(static_cast<int>(i), pos)];
+      if (state == PositionState::Unreachable) break;  // an accepted EOS ended the language
+      if (state == PositionState::DeadEnd) return fail(RowResultKind::ConstraintDeadEnd);
+      mask.words = mask_words_.data() + layout_.word_offset(static_cast<int>(i), pos);
+    }
+    const std::span<const float> at(logits + size_t(pos) * width, size_t(width));
+    const std::span<const ops::TokenCount> penalties = penalise ? std::span<const ops::TokenCount>(chain_penalties_) : row.penalties;
+    const uint64_t position = row.position + static_cast<uint64_t>(pos);
+    ops::SampleStatus status;
+    int32_t token;
+    bool accepted = false;
+    if (pos == k) {  // the bonus: plain sampling after a fully accepted chain
+      const ops::SampleResult r = ops::sample_token(at, mask, row.params, penalties,
+                                                    ops::RngKey{row.seed, position, ops::RngPurpose::Sample});
+      status = r.status;
+      token = r.token;
+    } else {
+      const ops::DraftQ q = row.draft_q.empty() ? ops::DraftQ{} : row.draft_q[pos];
+      const ops::DraftVerdict v = ops::verify_draft(at, mask, row.params, penalties, row.drafts[pos], q, row.seed, position);
+      status = v.status;
+      token = v.token;
+      accepted = v.accepted;
+    }
+    if (status == ops::SampleStatus::EmptyMask) return fail(RowResultKind::ConstraintDeadEnd);
+    if (status == ops::SampleStatus::NonFiniteLogits) return fail(RowResultKind::NonFiniteLogits);
+    out.tokens.push_back(token);
+    if (!accepted) break;
+    ++out.drafts_accepted;
+    if (penalise) {  // the next position sees the draft as generated, as plain decoding would
+      auto it = std::find_if(chain_penalties_.begin(), chain_penalties_.end(),
+                             [&](const ops::TokenCount& c) { return c.token == token; });
+      if (it != chain_penalties_.end()) {
+        ++it->count;
+      } else {
+        chain_penalties_.push_back({token, 1});
+      }
+    }
+  }
 }
 
 void Program::abort() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/language_model.h"
+#include "ops/draft_acceptance.h"
 #include "ops/sampling.h"
 #include "runtime/contract/mask_contract.h"
 
@@ -29,6 +30,11 @@ struct BatchRow {
   // false: a prompt chunk that is not the prompt's last: the model reads it, nothing is sampled and
   // the row's result is PromptChunk (no logits are computed for it, no mask is asked for).
   bool sample = true;
+  // Speculative rows: up to K draft tokens that follow `input`, verified in this step's forward (K+1
+  // positions: the token after `input`, then one after each draft), with the q that produced each
+  // (empty: all one-hot; else one per draft). DESIGN.md section 7.
+  std::span<const int32_t> drafts;
+  std::span<const ops::DraftQ> draft_q;
 };
 
 enum class RowResultKind {
@@ -40,8 +46,13 @@ enum class RowResultKind {
 
 struct RowResult {
   RowResultKind kind = RowResultKind::Produced;
-  std::vector<int32_t> tokens;  // capacity K+1, reserved at start
-  int extent = 0;               // mask positions written for this row (0 = unconstrained)
+  // Produced: the accepted drafts, then the residual draw that replaced the first rejected one or
+  // the bonus after a fully accepted chain (a chain ended by an accepted EOS stops there). Capacity
+  // K+1, reserved at start.
+  std::vector<int32_t> tokens;
+  int extent = 0;          // mask positions written for this row (0 = unconstrained)
+  int drafted = 0;         // drafts verified this step
+  int drafts_accepted = 0; // of them, accepted
 };
 
 // The result of one decode call, consumed by exactly one commit() or abort().
@@ -63,7 +74,8 @@ class Program {
   PendingBatch& decode(std::span<const BatchRow> rows, MaskProvider* provider);
 
   // Commits `accepted[i]` produced tokens of row i (the Engine's preview decides; 0 for a failed
-  // row, whose slot is released).
+  // row, whose slot is released). A speculative row's slot keeps its input and the drafts among the
+  // committed tokens but the last (which is the next step's input).
   void commit(std::span<const int> accepted);
   // Undoes the pending batch: every slot returns to its length before decode().
   void abort();
@@ -86,9 +98,15 @@ class Program {
   std::vector<models::ForwardRow> forward_rows_;
   std::vector<int> slots_;
   std::vector<int> lengths_before_;
+  std::vector<int> input_sizes_;
+  std::vector<int32_t> row_tokens_;              // B x (max step input + K): input and drafts, contiguous
+  std::vector<ops::TokenCount> chain_penalties_; // a row's penalties counting its accepted drafts
   PendingBatch pending_;
   uint64_t provider_calls_ = 0;
   Timings timings_;
+
+  // Verifies row i's drafts position by position and fills its result (DESIGN.md section 7).
+  void verify_row(size_t i, const BatchRow& row, const float* logits, RowResult& out);
 };
 
 }  // namespace ninfer::runtime
