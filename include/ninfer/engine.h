@@ -17,11 +17,21 @@
 
 namespace ninfer {
 
+// Who proposes the drafts of speculative decoding (DESIGN.md section 7): the constraint's forced
+// tokens (Grammar, constrained rows only), or prompt lookup (NGram), which constrained rows use after
+// their forced tokens. Every draft is verified by the target with its mask; the output distribution
+// is plain decoding's.
+enum class SpeculativeMethod { None, Grammar, NGram };
+const char* speculative_method_name(SpeculativeMethod method);
+
 struct EngineOptions {
   std::string model;                          // HF folder or GGUF file; empty = the default generated model
   int max_batch_rows = 8;                     // B: rows decoded together
   int max_context = 4096;                     // positions per request (prompt + output)
-  int max_draft_tokens = 0;                   // K: speculative positions per row (buffers are sized for K+1)
+  SpeculativeMethod speculative = SpeculativeMethod::None;
+  int max_draft_tokens = 0;                   // K: drafts per row and step (buffers are sized for K+1); 0 with a method: 4
+  bool adaptive_draft_tokens = true;          // per-row K from its acceptance history (false: always K)
+  int ngram_max = 4, ngram_min = 2;           // NGram: the longest and shortest suffix looked up
   size_t grammar_cache_bytes = size_t(256) << 20;
   int threads = 0;                            // model threads; 0 = hardware concurrency
   int max_outstanding = 256;                  // submitted but unfinished requests
@@ -88,6 +98,9 @@ struct RequestOptions {
   std::optional<ToolChoice> tool_choice;
   // Chat prompts that think: after this many thinking tokens the close is forced (vLLM's field).
   std::optional<int> thinking_token_budget;
+  // Speculative decoding for this request: at most this many drafts per step (0: none; absent: the
+  // engine's K).
+  std::optional<int> max_draft_tokens;
   // Chat prompts: tool-call ids are a function of this and the call's index (absent: the sampling
   // seed). A server draws one per request, so that a conversation replayed with a fixed seed still
   // gets ids of its own in every turn.
@@ -136,6 +149,14 @@ const char* finish_reason_name(FinishReason reason);
 enum class CacheOutcome { Hit, Built, Waited };
 const char* cache_outcome_name(CacheOutcome outcome);
 
+// Speculative decoding: drafts verified, accepted, and rejected because the mask forbade them.
+struct DraftCounts {
+  uint64_t drafted = 0;
+  uint64_t accepted = 0;
+  uint64_t illegal = 0;
+  uint64_t steps = 0;  // verification steps (steps of this request that carried drafts)
+};
+
 // DESIGN.md section 8: what the constraint did, from the committed state.
 struct ConstraintReport {
   std::string branch = "undecided";  // undecided | content | tools
@@ -148,6 +169,7 @@ struct ConstraintReport {
   double prepare_cpu_s = 0;          // constraint preparation (compile or cache lookup, matcher init)
   double mask_cpu_s = 0;             // mask fill / lookahead / rollback
   double accept_cpu_s = 0;           // preview / commit / discard
+  DraftCounts drafts;                // speculative decoding under this constraint
   // JSON Schema: JSON Pointers of the keywords the constraint does not enforce (vendor and unknown
   // keywords, keywords of another draft, vendor formats; docs/json-schema.md), in document order.
   std::vector<std::string> ignored_keywords;
@@ -174,6 +196,7 @@ struct GenerationResult {
   std::optional<std::string> stop_sequence;
   std::optional<RequestErrorKind> error;  // set when finish_reason == Error
   std::string error_message;
+  DraftCounts drafts;    // speculative decoding
   double queue_s = 0;    // from enqueue to first batch
   double total_s = 0;    // from submit to finish
 };
@@ -223,6 +246,8 @@ struct EngineStats {
   // blocks dropped for the budget, and what it holds now.
   uint64_t prefix_cache_hits = 0, prefix_cache_misses = 0, prefix_cache_hit_tokens = 0, prefix_cache_evictions = 0;
   uint64_t prefix_cache_blocks = 0, prefix_cache_bytes = 0;
+  // Speculative decoding: drafts verified, accepted, rejected by the mask, and rows that carried drafts.
+  uint64_t draft_tokens = 0, draft_tokens_accepted = 0, draft_tokens_illegal = 0, draft_rows = 0;
   // Cumulative wall seconds on the worker: model forward, mask fill (lookahead included), sampling,
   // and preview + commit + publish.
   double forward_s = 0, mask_s = 0, sample_s = 0, commit_s = 0;

@@ -76,6 +76,15 @@ const char* finish_reason_name(FinishReason reason) {
   return "unknown";
 }
 
+const char* speculative_method_name(SpeculativeMethod method) {
+  switch (method) {
+    case SpeculativeMethod::None: return "none";
+    case SpeculativeMethod::Grammar: return "grammar";
+    case SpeculativeMethod::NGram: return "ngram";
+  }
+  return "unknown";
+}
+
 const char* cache_outcome_name(CacheOutcome outcome) {
   switch (outcome) {
     case CacheOutcome::Hit: return "hit";

@@ -9,6 +9,8 @@
 #include "runtime/cpu_clock.h"
 #include "models/qwen3/frontend/qwen3_frontend.h"
 #include "runtime/chat_prompt.h"
+#include "speculative/forced_tokens.h"
+#include "speculative/ngram_proposer.h"
 #include "text/constraint_compiler.h"
 
 namespace ninfer {
@@ -41,6 +43,7 @@ void validate_options(const RequestOptions& o) {
   if (o.max_tokens < 1) throw bad("max_tokens must be at least 1");
   if (!std::isfinite(s.temperature) || s.temperature < 0) throw bad("temperature must be a finite number >= 0");
   if (s.top_k < 0) throw bad("top_k must be >= 0");
+  if (o.max_draft_tokens && *o.max_draft_tokens < 0) throw bad("max_draft_tokens must be >= 0");
   if (!(s.top_p > 0 && s.top_p <= 1)) throw bad("top_p must be in (0, 1]");
   if (!(s.min_p >= 0 && s.min_p <= 1)) throw bad("min_p must be in [0, 1]");
   if (!std::isfinite(s.presence_penalty) || !std::isfinite(s.frequency_penalty)) throw bad("penalties must be finite");
@@ -88,6 +91,10 @@ EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const Engin
   if (!(options_.max_decode_slowdown == 0 || options_.max_decode_slowdown > 1))
     throw std::invalid_argument("max_decode_slowdown must be 0 (off) or above 1");
   if (options_.prefix_cache_block_tokens < 1) throw std::invalid_argument("prefix_cache_block_tokens must be at least 1");
+  if (options_.max_draft_tokens < 0) throw std::invalid_argument("max_draft_tokens must be >= 0");
+  if (options_.speculative != SpeculativeMethod::None && options_.max_draft_tokens == 0) options_.max_draft_tokens = 4;
+  if (options_.ngram_min < 1 || options_.ngram_max < options_.ngram_min)
+    throw std::invalid_argument("ngram_min must be at least 1 and ngram_max at least ngram_min");
   if (options_.prefix_cache_bytes > 0 && model_->kv_bytes_per_position() > 0)
     prefix_cache_ = std::make_unique<runtime::PrefixCache>(model_->description(), options_.prefix_cache_block_tokens,
                                                            options_.prefix_cache_bytes, model_->kv_bytes_per_position());
@@ -285,6 +292,11 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
     req->tool_call_id_seed = options.tool_call_id_seed.value_or(req->seed);
     prepare_session(*req, prompt, options);
     req->stops = runtime::StopStrings(options.stop);
+    const int k = options_.speculative == SpeculativeMethod::None
+                      ? 0
+                      : std::min(options.max_draft_tokens.value_or(options_.max_draft_tokens), options_.max_draft_tokens);
+    req->draft_length = speculative::DraftLength{k, options_.adaptive_draft_tokens, k};
+    req->drafts.reserve(static_cast<size_t>(k));
     req->options = std::move(options);
     req->state = std::make_shared<RequestState>(next_id_.fetch_add(1));
     RequestHandle handle(req->state);
@@ -392,6 +404,27 @@ void EngineImpl::admit() {
   if (prefix_cache_ && !admitted.empty()) publish_prefix_cache_stats();
 }
 
+void EngineImpl::propose_drafts(Request& r) {
+  r.drafts.clear();
+  if (r.draft_length.max == 0) return;
+  const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
+  const int positions_left = max_context_ - model_->slot_length(r.slot);
+  const int k = r.draft_length.next(tokens_left, positions_left);
+  if (k <= 0) return;
+  // The constraint's forced bytes first (both methods), then prompt lookup after them.
+  if (r.session->constrained()) {
+    constexpr size_t kForcedBytes = 256;  // far more than K tokens of any tokenizer
+    speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), k, r.drafts);
+  }
+  const int more = k - static_cast<int>(r.drafts.size());
+  if (options_.speculative == SpeculativeMethod::NGram && more > 0) {
+    ngram_scratch_.clear();
+    speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
+                               speculative::NGramOptions{options_.ngram_max, options_.ngram_min}, ngram_scratch_);
+    r.drafts.insert(r.drafts.end(), ngram_scratch_.begin(), ngram_scratch_.end());
+  }
+}
+
 int EngineImpl::prompt_budget(int decoding) const {
   // Every kDecodeOnlyEvery steps with a chunk, one step decodes alone, to measure a decode-only step
   // again: the running rows' steps grow dearer as their contexts grow, and a stale estimate charges
@@ -447,9 +480,14 @@ void EngineImpl::step() {
   // The step's rows: every decoding row, then prompt chunks in admission order within the budget.
   // While rows decode, prompts get a small budget (their inter-token latency is what it buys);
   // alone, they get the whole step.
-  int decoding = 0;
-  for (const auto& r : active_) decoding += r->prefilled;
-  int budget = prompt_budget(decoding);
+  int decoding = 0, drafted = 0;
+  for (const auto& r : active_) {
+    if (!r->prefilled) continue;
+    ++decoding;
+    propose_drafts(*r);
+    drafted += static_cast<int>(r->drafts.size());
+  }
+  int budget = prompt_budget(decoding) - drafted;
 
   std::vector<size_t> index;  // batch row -> active_ index
   std::vector<Request*> rows;
@@ -464,6 +502,7 @@ void EngineImpl::step() {
     b.slot = r.slot;
     if (r.prefilled) {
       b.input = std::span<const int32_t>(&r.generated.back(), 1);
+      b.drafts = r.drafts;
     } else {
       const size_t remaining = r.prompt.size() - r.prompt_done;
       const size_t chunk = std::min(remaining, static_cast<size_t>(std::max(budget, 0)));
@@ -511,11 +550,27 @@ void EngineImpl::step() {
   // Prompts are in their slots now, whatever their first token turns out to be: chunks advance,
   // and completed prompts give their whole blocks to the prefix cache.
   uint64_t prompt_tokens = 0, chunks = 0, sampled = 0;
+  DraftCounts step_drafts;
   bool stored = false;
   for (size_t i = 0; i < rows.size(); ++i) {
     Request& r = *rows[i];
     if (r.prefilled) {
       ++sampled;
+      const runtime::RowResult& rr = pending.rows[i];
+      if (rr.drafted > 0 && rr.kind == runtime::RowResultKind::Produced) {
+        // Drafts the committed prefix holds (a stop inside the chain commits fewer).
+        const int accepted_drafts = std::min(rr.drafts_accepted, accepted[i]);
+        DraftCounts& c = r.draft_counts;
+        c.drafted += static_cast<uint64_t>(rr.drafted);
+        c.accepted += static_cast<uint64_t>(accepted_drafts);
+        c.illegal += rr.draft_illegal;
+        ++c.steps;
+        step_drafts.drafted += static_cast<uint64_t>(rr.drafted);
+        step_drafts.accepted += static_cast<uint64_t>(accepted_drafts);
+        step_drafts.illegal += rr.draft_illegal;
+        ++step_drafts.steps;
+        r.draft_length.learn(rr.drafted, rr.drafts_accepted);
+      }
       continue;
     }
     prompt_tokens += batch[i].input.size();
@@ -538,6 +593,10 @@ void EngineImpl::step() {
     stats_.rows_decoded += sampled;
     stats_.prompt_tokens_computed += prompt_tokens;
     stats_.prompt_chunks += chunks;
+    stats_.draft_tokens += step_drafts.drafted;
+    stats_.draft_tokens_accepted += step_drafts.accepted;
+    stats_.draft_tokens_illegal += step_drafts.illegal;
+    stats_.draft_rows += step_drafts.steps;
     if (any_constrained) ++stats_.provider_calls;
     for (size_t i = 0; i < rows.size(); ++i) stats_.constrained_rows += batch[i].sample && rows[i]->session->constrained();
   }
@@ -596,7 +655,10 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
       r.text += tail;
       r.state->publish(StreamEvent{tail, {}, false});
     }
-    if (r.session->constrained()) res.constraint = r.session->report();
+    if (r.session->constrained()) {
+      res.constraint = r.session->report();
+      res.constraint->drafts = r.draft_counts;
+    }
     if (r.stops.stopped()) res.stop_sequence = r.stops.matched();
   }
   if (r.chat && reason != FinishReason::Error) {
@@ -615,6 +677,7 @@ void EngineImpl::finish(std::unique_ptr<Request>& req, FinishReason reason, std:
   res.seed = r.seed;
   res.error = error;
   res.error_message = std::move(message);
+  res.drafts = r.draft_counts;
   if (r.started != Clock::time_point{}) res.queue_s = seconds_between(r.enqueued, r.started);
   res.total_s = seconds_between(r.submitted, now);
   if (r.slot >= 0) {

@@ -82,6 +82,9 @@ class EngineImpl {
   void step();
   void publish_prefix_cache_stats();
   int prompt_budget(int decoding) const;
+  // This step's drafts for a decoding row (DESIGN.md section 7), within its draft length.
+  void propose_drafts(runtime::Request& r);
+  std::vector<int32_t> ngram_scratch_;
   void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions);
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});

@@ -80,6 +80,12 @@ int OutputSession::lookahead(std::span<const int32_t> drafts, const MaskRowSlice
   return extent;
 }
 
+std::string OutputSession::forced_bytes(size_t max_bytes) {
+  if (!matcher_ || preview_open_ || matcher_->terminated()) return {};
+  CpuSpan span(timing(&ConstraintReport::mask_cpu_s));
+  return matcher_->forced_bytes(max_bytes);
+}
+
 std::string OutputSession::explain_dead_end() {
   if (!matcher_) return "";
   return grammar::explanation_summary(grammar::explain_next(*matcher_));

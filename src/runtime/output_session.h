@@ -57,6 +57,9 @@ class OutputSession {
   int lookahead(std::span<const int32_t> drafts, const MaskRowSlice& out);
   // Mask of the committed frontier only; false when it is empty.
   bool initial_mask_nonempty();
+  // The bytes every continuation of the committed output starts with (jump-forward; empty when
+  // unconstrained, when there is a choice, or when the output may end here).
+  std::string forced_bytes(size_t max_bytes);
 
   PreviewOutcome preview(std::span<const int32_t> produced, int budget_left);
   void commit();

@@ -109,6 +109,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     out.tokens.clear();
     out.extent = descriptors_[i].extent;
     out.drafted = out.drafts_accepted = 0;
+    out.draft_illegal = false;
     if (!rows[i].sample) {
       out.kind = RowResultKind::PromptChunk;
       continue;
@@ -202,7 +203,13 @@ void Program::verify_row(size_t i, const BatchRow& row, const float* logits, Row
     if (status == ops::SampleStatus::EmptyMask) return fail(RowResultKind::ConstraintDeadEnd);
     if (status == ops::SampleStatus::NonFiniteLogits) return fail(RowResultKind::NonFiniteLogits);
     out.tokens.push_back(token);
-    if (!accepted) break;
+    if (!accepted) {
+      if (pos < k && mask.words != nullptr) {
+        const int32_t d = row.drafts[pos];
+        out.draft_illegal = d < 0 || d >= layout_.domain_size || !(mask.words[d >> 5] >> (d & 31) & 1u);
+      }
+      break;
+    }
     ++out.drafts_accepted;
     if (penalise) {  // the next position sees the draft as generated, as plain decoding would
       auto it = std::find_if(chain_penalties_.begin(), chain_penalties_.end(),

@@ -51,8 +51,9 @@ struct RowResult {
   // K+1, reserved at start.
   std::vector<int32_t> tokens;
   int extent = 0;          // mask positions written for this row (0 = unconstrained)
-  int drafted = 0;         // drafts verified this step
+  int drafted = 0;         // drafts proposed for this step
   int drafts_accepted = 0; // of them, accepted
+  bool draft_illegal = false;  // the rejected draft was one the mask forbade
 };
 
 // The result of one decode call, consumed by exactly one commit() or abort().

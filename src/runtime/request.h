@@ -15,6 +15,7 @@
 #include "ops/sampling.h"
 #include "runtime/output_session.h"
 #include "runtime/stop_strings.h"
+#include "speculative/draft_length.h"
 
 namespace ninfer {
 
@@ -79,6 +80,10 @@ struct Request {
   std::string text;
   std::vector<ops::TokenCount> penalties;
   std::unordered_map<int32_t, size_t> penalty_index;
+  // Speculative decoding: this step's drafts, the row's draft length, and what its drafts did.
+  std::vector<int32_t> drafts;
+  speculative::DraftLength draft_length;
+  DraftCounts draft_counts;
 
   void count_token(int32_t t) {
     auto [it, inserted] = penalty_index.try_emplace(t, penalties.size());

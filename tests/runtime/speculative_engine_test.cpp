@@ -1,0 +1,198 @@
+// Speculative decoding through the Engine over the deterministic fake model: at temperature 0 every
+// proposer gives plain decoding's output token for token (MaskBench schemas, regexes, GBNF, choices
+// and free text), the grammar proposer's forced tokens are accepted, drafts stay within the budget
+// and the context, rows with and without drafts share steps, and cancellation mid-verification
+// leaves the engine serving.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/engine_impl.h"
+#include "runtime/fake_model.h"
+#include "runtime/runtime_test_support.h"
+
+namespace ninfer {
+namespace {
+
+std::unique_ptr<EngineImpl> make_engine(SpeculativeMethod method, int k = 4, int rows = 4, int max_context = 512) {
+  EngineOptions o;
+  o.max_batch_rows = rows;
+  o.max_context = max_context;
+  o.speculative = method;
+  o.max_draft_tokens = k;
+  return std::make_unique<EngineImpl>(std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), rows, max_context), o);
+}
+
+std::string maskbench_schema(const std::string& name) {
+  std::ifstream in(std::string(NINFER_SHARED_DATA_DIR) + "/maskbench/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str()).at("schema").dump();
+}
+
+struct Case {
+  std::string name;
+  std::optional<OutputConstraint> constraint;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  c.push_back({"free text", std::nullopt});
+  for (const char* f : {"BFCL_java_1.json", "BFCL_simple_11.json", "Github_easy---o10008.json"})
+    c.push_back({f, OutputConstraint::json_schema(maskbench_schema(f))});
+  c.push_back({"regex", OutputConstraint::regex("(id-[0-9]{2}: (alpha|beta|gamma); ){2,4}")});
+  c.push_back({"gbnf", OutputConstraint::grammar(R"(root ::= "{\"items\": [" item ("," item)* "]}"
+item ::= "\"" [a-z]+ "\"" | [0-9]+)")});
+  c.push_back({"choice", OutputConstraint::choice({"the quick brown fox", "the quick red fox", "a lazy dog"})});
+  return c;
+}
+
+GenerationResult run(EngineImpl& e, const Case& c, int max_tokens, std::optional<int> k = std::nullopt) {
+  PromptInput in;
+  in.text = "Repeat after me: alpha beta gamma alpha beta gamma. {\"items\": [\"a\", \"b\"]}";
+  RequestOptions o;
+  o.constraint = c.constraint;
+  o.max_tokens = max_tokens;
+  o.sampling.temperature = 0;
+  o.sampling.seed = 5;
+  o.max_draft_tokens = k;
+  return e.submit(e.prepare(in), o).wait();
+}
+
+TEST(SpeculativeEngine, GreedyOutputIsPlainDecodingsTokenForTokenWithEveryProposer) {
+  auto plain = make_engine(SpeculativeMethod::None, 0);
+  auto grammar = make_engine(SpeculativeMethod::Grammar);
+  auto ngram = make_engine(SpeculativeMethod::NGram);
+  uint64_t accepted = 0;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const GenerationResult want = run(*plain, c, 48);
+    ASSERT_NE(want.finish_reason, FinishReason::Error) << want.error_message;
+    for (EngineImpl* e : {grammar.get(), ngram.get()}) {
+      const GenerationResult got = run(*e, c, 48);
+      EXPECT_EQ(got.tokens, want.tokens);
+      EXPECT_EQ(got.text, want.text);
+      EXPECT_EQ(got.finish_reason, want.finish_reason);
+      if (want.constraint) {
+        ASSERT_TRUE(got.constraint);
+        EXPECT_EQ(got.constraint->complete, want.constraint->complete);
+        EXPECT_EQ(got.constraint->drafts.drafted, got.drafts.drafted);
+      }
+      EXPECT_LE(got.drafts.accepted, got.drafts.drafted);
+      accepted += got.drafts.accepted;
+    }
+  }
+  // Forced keys of the schemas, the regex's literals and the choice's shared prefix are drafted and
+  // accepted; prompt lookup finds the repeated words.
+  EXPECT_GT(grammar->stats().draft_tokens_accepted, 10u);
+  EXPECT_GT(ngram->stats().draft_tokens, 0u);
+  EXPECT_EQ(grammar->stats().draft_tokens_accepted + ngram->stats().draft_tokens_accepted, accepted);
+  // Fewer steps than tokens: accepted drafts decode several tokens per step.
+  EXPECT_LT(grammar->stats().steps, plain->stats().steps);
+}
+
+// A single choice forces every byte. The drafts are the tokenizer's encoding of the rest; where the
+// (random) model prefers other tokens for the same bytes, its masked p rejects the draft and the
+// output keeps its own tokenisation: the same tokens as plain decoding, in fewer steps.
+TEST(SpeculativeEngine, ForcedTextIsDraftedAndTheModelKeepsItsOwnTokenisation) {
+  auto plain = make_engine(SpeculativeMethod::None, 0);
+  auto e = make_engine(SpeculativeMethod::Grammar, 8);
+  const Case c{"choice", OutputConstraint::choice({"the quick brown fox jumps over the lazy dog"})};
+  const GenerationResult want = run(*plain, c, 64);
+  const GenerationResult r = run(*e, c, 64);
+  ASSERT_EQ(r.finish_reason, FinishReason::Stop) << r.error_message;
+  EXPECT_EQ(r.text, "the quick brown fox jumps over the lazy dog");
+  EXPECT_EQ(r.tokens, want.tokens);
+  EXPECT_GT(r.drafts.accepted, 0u);
+  EXPECT_EQ(r.drafts.illegal, 0u);  // the encoding of forced bytes is always legal
+  EXPECT_LT(r.drafts.steps, r.tokens.size());
+}
+
+TEST(SpeculativeEngine, DraftsStopAtTheTokenBudgetAndTheContextEnd) {
+  const Case c{"choice", OutputConstraint::choice({"the quick brown fox jumps over the lazy dog again and again"})};
+  {
+    auto e = make_engine(SpeculativeMethod::Grammar, 8);
+    const GenerationResult r = run(*e, c, 5);
+    EXPECT_EQ(r.finish_reason, FinishReason::Length);
+    EXPECT_EQ(r.tokens.size(), 5u);
+  }
+  {
+    // A context that ends inside the forced text: the drafts shrink to fit, the request ends at the
+    // context's end with the same tokens as plain decoding.
+    auto plain = make_engine(SpeculativeMethod::None, 0, 1, 30);
+    auto e = make_engine(SpeculativeMethod::Grammar, 8, 1, 30);
+    const GenerationResult want = run(*plain, c, 64);
+    const GenerationResult got = run(*e, c, 64);
+    EXPECT_EQ(want.finish_reason, FinishReason::Length);
+    EXPECT_EQ(got.finish_reason, FinishReason::Length);
+    EXPECT_EQ(got.tokens, want.tokens);
+  }
+}
+
+TEST(SpeculativeEngine, RowsWithAndWithoutDraftsShareSteps) {
+  auto plain = make_engine(SpeculativeMethod::None, 0);
+  auto e = make_engine(SpeculativeMethod::NGram);
+  const std::vector<Case> cs = cases();
+  std::vector<GenerationResult> want;
+  for (size_t i = 0; i < 4; ++i) want.push_back(run(*plain, cs[i], 40));
+  e->hold_admission(true);
+  std::vector<RequestHandle> handles;
+  for (size_t i = 0; i < 4; ++i) {
+    PromptInput in;
+    in.text = "Repeat after me: alpha beta gamma alpha beta gamma. {\"items\": [\"a\", \"b\"]}";
+    RequestOptions o;
+    o.constraint = cs[i].constraint;
+    o.max_tokens = 40;
+    o.sampling.temperature = 0;
+    o.sampling.seed = 5;
+    if (i % 2 == 1) o.max_draft_tokens = 0;  // this row never drafts
+    handles.push_back(e->submit(e->prepare(in), o));
+  }
+  e->hold_admission(false);
+  for (size_t i = 0; i < 4; ++i) {
+    const GenerationResult r = handles[i].wait();
+    EXPECT_EQ(r.tokens, want[i].tokens) << cs[i].name;
+    if (i % 2 == 1) {
+      EXPECT_EQ(r.drafts.drafted, 0u) << cs[i].name;
+    }
+  }
+}
+
+TEST(SpeculativeEngine, CancellationMidVerificationLeavesTheEngineServing) {
+  auto e = make_engine(SpeculativeMethod::NGram, 4, 1);
+  PromptInput in;
+  in.text = "one two three one two three one two three";
+  RequestOptions o;
+  o.max_tokens = 100000;
+  o.ignore_eos = true;
+  RequestHandle h = e->submit(e->prepare(in), o);
+  while (e->stats().steps < 5) std::this_thread::yield();
+  h.cancel();
+  const GenerationResult r = h.wait();
+  EXPECT_EQ(r.finish_reason, FinishReason::Cancelled);
+  o.max_tokens = 8;
+  const GenerationResult next = e->submit(e->prepare(in), o).wait();
+  EXPECT_EQ(next.finish_reason, FinishReason::Length);
+  EXPECT_EQ(next.tokens.size(), 8u);
+}
+
+TEST(SpeculativeEngine, RejectsANegativeDraftLength) {
+  auto e = make_engine(SpeculativeMethod::NGram);
+  RequestOptions o;
+  o.max_draft_tokens = -1;
+  PromptInput in;
+  in.text = "x";
+  try {
+    e->submit(e->prepare(in), o);
+    FAIL() << "accepted max_draft_tokens = -1";
+  } catch (const RequestError& err) {
+    EXPECT_EQ(err.kind(), RequestErrorKind::InvalidRequest);
+  }
+}
+
+}  // namespace
+}  // namespace ninfer

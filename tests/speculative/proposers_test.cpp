@@ -1,0 +1,90 @@
+// The model-free proposers: prompt lookup (longest suffix first, latest occurrence, across the
+// prompt / output / pending boundary, bounded) and the constraint's forced bytes as tokens (whole
+// UTF-8 characters only, bounded).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_test_support.h"
+#include "speculative/draft_length.h"
+#include "speculative/forced_tokens.h"
+#include "speculative/ngram_proposer.h"
+
+namespace ninfer::speculative {
+namespace {
+
+std::vector<int32_t> ngram(std::vector<int32_t> prompt, std::vector<int32_t> generated, std::vector<int32_t> pending,
+                           int max_tokens, NGramOptions o = {}) {
+  std::vector<int32_t> out;
+  const int n = propose_ngram(prompt, generated, pending, max_tokens, o, out);
+  EXPECT_EQ(n, static_cast<int>(out.size()));
+  return out;
+}
+
+TEST(NGramProposer, ProposesWhatFollowedTheLatestEarlierOccurrenceOfTheLongestSuffix) {
+  // Suffix "1 2": occurs at 0 (followed by 3 4) and at 5 (followed by 9 9); the latest wins.
+  EXPECT_EQ(ngram({1, 2, 3, 4, 0, 1, 2, 9, 9, 7, 1, 2}, {}, {}, 3), (std::vector<int32_t>{9, 9, 7}));
+  // A longer suffix beats a later shorter match: "5 1 2" only at 0..2.
+  EXPECT_EQ(ngram({5, 1, 2, 8, 1, 2, 6, 5, 1, 2}, {}, {}, 2), (std::vector<int32_t>{8, 1}));
+}
+
+TEST(NGramProposer, ReadsPromptOutputAndPendingDraftsAsOneContext) {
+  // The suffix "7 8" spans the output and a pending draft; its earlier occurrence is in the prompt.
+  EXPECT_EQ(ngram({7, 8, 9, 10, 11}, {3, 7}, {8}, 4), (std::vector<int32_t>{9, 10, 11, 3}));
+  // Proposals can run into the suffix itself (a repeating pattern).
+  EXPECT_EQ(ngram({}, {4, 5, 4, 5}, {}, 3), (std::vector<int32_t>{4, 5}));
+}
+
+TEST(NGramProposer, NothingWithoutAMatchOrBudget) {
+  EXPECT_TRUE(ngram({1, 2, 3, 4}, {5, 6}, {}, 4).empty());
+  EXPECT_TRUE(ngram({1, 2, 1, 2}, {}, {}, 0).empty());
+  EXPECT_TRUE(ngram({}, {}, {}, 4).empty());
+  // min_n 3: a two-token match does not count.
+  EXPECT_TRUE(ngram({1, 2, 9, 1, 2}, {}, {}, 4, NGramOptions{4, 3}).empty());
+  EXPECT_EQ(ngram({1, 2, 9, 1, 2}, {}, {}, 4, NGramOptions{4, 2}), (std::vector<int32_t>{9, 1, 2}));
+}
+
+TEST(ForcedTokens, TheEncodingOfTheForcedBytesBoundedByK) {
+  const auto& tok = *testing::qwen3_tokenizer();
+  std::vector<int32_t> out;
+  const std::string forced = "\"name\": \"";
+  EXPECT_EQ(propose_forced(tok, forced, 16, out), static_cast<int>(tok.encode(forced).size()));
+  EXPECT_EQ(out, tok.encode(forced));
+  out.clear();
+  EXPECT_EQ(propose_forced(tok, forced, 1, out), 1);
+  EXPECT_EQ(out.front(), tok.encode(forced).front());
+  out.clear();
+  EXPECT_EQ(propose_forced(tok, "", 4, out), 0);
+}
+
+TEST(ForcedTokens, AForcedStringThatStopsInsideACharacterKeepsItsWholeCharacters) {
+  const auto& tok = *testing::qwen3_tokenizer();
+  const std::string word = "caf\xc3\xa9";  // "café"
+  std::vector<int32_t> out;
+  propose_forced(tok, word.substr(0, word.size() - 1), 8, out);  // the é's first byte only
+  EXPECT_EQ(out, tok.encode("caf"));
+  out.clear();
+  EXPECT_EQ(propose_forced(tok, "\xc3", 8, out), 0);
+}
+
+TEST(DraftLength, AdaptsToAcceptanceWithinTheBudgetAndContext) {
+  DraftLength d{4, true, 4};
+  EXPECT_EQ(d.next(100, 100), 4);
+  EXPECT_EQ(d.next(3, 100), 2);  // 3 tokens left: 2 drafts and the bonus
+  EXPECT_EQ(d.next(100, 2), 1);  // 2 positions left: the input and one draft
+  EXPECT_EQ(d.next(1, 100), 0);
+  d.learn(4, 1);
+  EXPECT_EQ(d.next(100, 100), 2);
+  d.learn(2, 2);
+  EXPECT_EQ(d.next(100, 100), 3);
+  d.learn(3, 0);
+  EXPECT_EQ(d.next(100, 100), 1);
+  d.learn(0, 0);  // a step without drafts teaches nothing
+  EXPECT_EQ(d.next(100, 100), 1);
+  DraftLength fixed{4, false, 1};
+  EXPECT_EQ(fixed.next(100, 100), 4);
+}
+
+}  // namespace
+}  // namespace ninfer::speculative
