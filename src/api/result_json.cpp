@@ -8,6 +8,10 @@ nlohmann::json suspected_typos_json(const std::vector<SuspectedTypo>& typos) {
   return list;
 }
 
+nlohmann::json draft_counts_json(const DraftCounts& d) {
+  return {{"drafted", d.drafted}, {"accepted", d.accepted}, {"illegal", d.illegal}, {"steps", d.steps}};
+}
+
 nlohmann::json constraint_report_json(const ConstraintReport& c) {
   nlohmann::json j{{"branch", c.branch},
                    {"complete", c.complete},
@@ -18,6 +22,8 @@ nlohmann::json constraint_report_json(const ConstraintReport& c) {
                    {"ignored_keywords", c.ignored_keywords}};
   // Only lenient strictness ever has suspected typos: the key stays out of other reports.
   if (!c.suspected_typos.empty()) j["suspected_typos"] = suspected_typos_json(c.suspected_typos);
+  // Speculative decoding: present when the request verified drafts.
+  if (c.drafts.drafted > 0) j["drafts"] = draft_counts_json(c.drafts);
   if (c.timed)
     j["cpu_seconds"] = {{"prepare", c.prepare_cpu_s}, {"mask", c.mask_cpu_s}, {"accept", c.accept_cpu_s}};
   return j;
@@ -32,6 +38,7 @@ nlohmann::json generation_result_json(const GenerationResult& r) {
                    {"seed", r.seed},
                    {"constraint", r.constraint ? constraint_report_json(*r.constraint) : nlohmann::json(nullptr)}};
   if (r.error) j["error"] = {{"kind", request_error_kind_name(*r.error)}, {"message", r.error_message}};
+  if (r.drafts.drafted > 0) j["drafts"] = draft_counts_json(r.drafts);
   if (r.chat) {
     nlohmann::json calls = nlohmann::json::array();
     for (const ToolCall& c : r.chat->tool_calls) calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});

@@ -12,6 +12,8 @@
 namespace ninfer::api {
 
 nlohmann::json constraint_report_json(const ConstraintReport& c);
+// Speculative decoding: {"drafted", "accepted", "illegal", "steps"}.
+nlohmann::json draft_counts_json(const DraftCounts& d);
 // [{"pointer": ..., "suggestion": ...}, ...]
 nlohmann::json suspected_typos_json(const std::vector<SuspectedTypo>& typos);
 nlohmann::json generation_result_json(const GenerationResult& r);

@@ -8,6 +8,8 @@
 
 #include "cli/bench_chat_command.h"
 #include "cli/bench_prefill_command.h"
+#include "cli/bench_schema.h"
+#include "cli/bench_spec_command.h"
 #include "cli/bench_server_command.h"
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
@@ -20,28 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kDefaultBenchSchema = R"({
-  "type": "object",
-  "properties": {
-    "order_id": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{6}$"},
-    "lines": {
-      "type": "array", "minItems": 40, "maxItems": 80,
-      "items": {
-        "type": "object",
-        "properties": {
-          "sku": {"type": "string", "maxLength": 24},
-          "quantity": {"type": "integer", "minimum": 1, "maximum": 1000},
-          "price": {"type": "number", "minimum": 0, "maximum": 100000},
-          "gift": {"type": "boolean"}
-        },
-        "required": ["sku", "quantity", "price", "gift"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["order_id", "lines"],
-  "additionalProperties": false
-})";
 
 struct BenchArgs {
   std::string model;
@@ -290,6 +270,7 @@ void register_bench_commands(CLI::App& app, int& status) {
   register_bench_chat_command(*bench, status);
   register_bench_prefill_command(*bench, status);
   register_bench_server_command(*bench, status);
+  register_bench_spec_command(*bench, status);
 }
 
 }  // namespace ninfer::cli

@@ -7,6 +7,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/error_report.h"
 #include "cli/option_checks.h"
+#include "cli/speculative_flags.h"
 #include "jinja/chat_template.h"
 #include "ninfer/engine.h"
 
@@ -34,6 +35,7 @@ struct GenerateArgs {
   int threads = 0;
   bool json = false;
   bool timings = false;
+  EngineOptions engine;  // the speculative-decoding flags
 };
 
 int run_generate(const GenerateArgs& a) {
@@ -73,7 +75,7 @@ int run_generate(const GenerateArgs& a) {
     // The constraint is read and built before the model loads: a bad schema fails fast.
     if (has_constraint(a.constraint)) ro.constraint = build_constraint(a.constraint);
 
-    EngineOptions eo;
+    EngineOptions eo = a.engine;
     eo.model = a.model;
     eo.max_batch_rows = 1;
     eo.threads = a.threads;
@@ -98,6 +100,8 @@ int run_generate(const GenerateArgs& a) {
         std::cerr << " ignored_keywords=" << nlohmann::json(r.constraint->ignored_keywords).dump();
       if (r.constraint && !r.constraint->suspected_typos.empty())
         std::cerr << " suspected_typos=" << api::suspected_typos_json(r.constraint->suspected_typos).dump();
+      if (r.drafts.drafted > 0)
+        std::cerr << " drafted=" << r.drafts.drafted << " accepted=" << r.drafts.accepted << " illegal=" << r.drafts.illegal;
       if (r.error) std::cerr << " error=" << request_error_kind_name(*r.error) << ": " << r.error_message;
       std::cerr << "]\n";
     }
@@ -141,6 +145,7 @@ void register_generate_command(CLI::App& app, int& status) {
       ->check(integer_option<int>(0));
   add_constraint_flags(*cmd, args->constraint);
   add_sampling_flags(*cmd, *args);
+  add_speculative_flags(*cmd, args->engine);
   cmd->add_flag("--json", args->json, "print one JSON object: text, finish_reason, usage, constraint");
   cmd->add_flag("--timings", args->timings, "measure constraint phase CPU times");
   cmd->callback([args, &status, p, pf] {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/option_checks.h"
+#include "cli/speculative_flags.h"
 #include "server/http_server.h"
 
 namespace ninfer::cli {
@@ -48,6 +49,7 @@ void register_serve_command(CLI::App& app, int& status) {
   auto prefix_cache_mib = std::make_shared<size_t>(o->engine.prefix_cache_bytes >> 20);
   cmd->add_option("--prefix-cache-mib", *prefix_cache_mib, "memory for the exact prefix cache (0 = off)")->capture_default_str();
   cmd->add_option("--threads", o->engine.threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
+  add_speculative_flags(*cmd, o->engine);
   cmd->add_option("--io-threads", o->io_threads, "threads that run all connections")
       ->check(integer_option<int>(1))
       ->capture_default_str();

@@ -1,6 +1,6 @@
 // The Engine over the real Qwen3 forward pass (random weights with the real vocabulary, every
 // dtype): chunked prefill and the prefix cache change nothing in what is generated, at temperature
-// 0 and with seeded sampling, because the kernels compute each position the same way however the
+// 0 and with seeded sampling, nor does speculative decoding at temperature 0, because the kernels compute each position the same way however the
 // positions are grouped (and a restored prefix is the very bytes the first request computed).
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ std::shared_ptr<const models::qwen3::Qwen3Weights> weights(DType dtype) {
 }
 
 std::unique_ptr<EngineImpl> engine(std::shared_ptr<const models::qwen3::Qwen3Weights> w, bool cache, int step,
-                                   int while_decoding) {
+                                   int while_decoding, SpeculativeMethod speculative = SpeculativeMethod::None) {
   models::qwen3::Qwen3ModelOptions mo;
   mo.slots = 4;
   mo.max_context = 1024;
@@ -40,6 +40,7 @@ std::unique_ptr<EngineImpl> engine(std::shared_ptr<const models::qwen3::Qwen3Wei
   o.prefill_tokens_while_decoding = while_decoding;
   o.prefix_cache_bytes = cache ? (size_t(64) << 20) : 0;
   o.prefix_cache_block_tokens = 16;
+  o.speculative = speculative;
   return std::make_unique<EngineImpl>(std::make_shared<models::qwen3::Qwen3Model>(std::move(w), mo), o);
 }
 
@@ -105,6 +106,36 @@ TEST_P(Qwen3EngineDtype, ConcurrentRowsWithPromptChunksDecodeAsTheyWouldAlone) {
   shared->hold_admission(false);
   for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(handles[i].wait().tokens, want[i].tokens) << "request " << i;
   EXPECT_GT(shared->stats().prompt_chunks, 0u);
+}
+
+// Speculative decoding verifies K+1 positions in one forward; each position's logits are the bits
+// plain decoding computes for it, so at temperature 0 the output is plain decoding's, token for
+// token, with every proposer.
+TEST_P(Qwen3EngineDtype, SpeculativeGreedyOutputIsPlainDecodings) {
+  const auto w = weights(GetParam());
+  auto plain = engine(w, false, 512, 512);
+  auto grammar = engine(w, false, 512, 512, SpeculativeMethod::Grammar);
+  auto ngram = engine(w, false, 512, 512, SpeculativeMethod::NGram);
+  const std::string schema =
+      R"({"type":"object","properties":{"identifier":{"type":"integer"},"description":{"type":"string","maxLength":6},)"
+      R"("status":{"enum":["active","inactive"]}},"required":["identifier","description","status"],"additionalProperties":false})";
+  RequestOptions constrained = options(0.0f, 3);
+  constrained.ignore_eos = false;
+  constrained.max_tokens = 40;
+  constrained.constraint = OutputConstraint::json_schema(schema);
+  RequestOptions free_text = options(0.0f, 3);
+  free_text.max_tokens = 24;
+  PreparedPrompt looping = prompt(6, 1);
+  for (int i = 0; i < 4; ++i) looping.tokens.insert(looping.tokens.end(), looping.tokens.begin(), looping.tokens.begin() + 6);
+  for (const RequestOptions& o : {constrained, free_text}) {
+    const GenerationResult want = plain->submit(looping, o).wait();
+    ASSERT_NE(want.finish_reason, FinishReason::Error) << want.error_message;
+    for (EngineImpl* e : {grammar.get(), ngram.get()}) {
+      const GenerationResult got = e->submit(looping, o).wait();
+      EXPECT_EQ(got.tokens, want.tokens) << (o.constraint ? "constrained" : "free text");
+    }
+  }
+  EXPECT_GT(grammar->stats().draft_tokens, 0u);  // the schema's keys are forced
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDtypes, Qwen3EngineDtype, ::testing::Values(DType::F32, DType::F16, DType::BF16, DType::Q8_0),
