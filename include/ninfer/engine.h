@@ -18,11 +18,14 @@
 namespace ninfer {
 
 // Who proposes the drafts of speculative decoding (DESIGN.md section 7): the constraint's forced
-// tokens (Grammar, constrained rows only), or prompt lookup (NGram), which constrained rows use after
-// their forced tokens. Every draft is verified by the target with its mask; the output distribution
-// is plain decoding's.
-enum class SpeculativeMethod { None, Grammar, NGram };
+// tokens (Grammar, constrained rows only), prompt lookup (NGram), or a smaller draft model (Draft);
+// NGram and Draft take a constrained row's forced tokens first and continue after them. Every draft
+// is verified by the target with its mask; the output distribution is plain decoding's.
+enum class SpeculativeMethod { None, Grammar, NGram, Draft };
 const char* speculative_method_name(SpeculativeMethod method);
+// The q of a draft model's drafts: OneHot = greedy drafts (MTP, DFlash); Sparse16 = drawn from the
+// draft's top-16 at the request's temperature, q that renormalised distribution (DFlash2).
+enum class DraftDistribution { OneHot, Sparse16 };
 
 struct EngineOptions {
   std::string model;                          // HF folder or GGUF file; empty = the default generated model
@@ -32,6 +35,8 @@ struct EngineOptions {
   int max_draft_tokens = 0;                   // K: drafts per row and step (buffers are sized for K+1); 0 with a method: 4
   bool adaptive_draft_tokens = true;          // per-row K from its acceptance history (false: always K)
   int ngram_max = 4, ngram_min = 2;           // NGram: the longest and shortest suffix looked up
+  std::string draft_model;                    // Draft: HF folder or GGUF file with the target's tokenizer
+  DraftDistribution draft_q = DraftDistribution::OneHot;
   size_t grammar_cache_bytes = size_t(256) << 20;
   int threads = 0;                            // model threads; 0 = hardware concurrency
   int max_outstanding = 256;                  // submitted but unfinished requests

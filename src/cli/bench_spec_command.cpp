@@ -138,7 +138,7 @@ int run_spec(const SpecArgs& a) {
                                                                      : OutputConstraint::json_schema(kDefaultBenchSchema);
     EngineOptions eo = a.engine;
     eo.max_batch_rows = a.batch;
-    if (eo.speculative == SpeculativeMethod::None) throw std::invalid_argument("--proposer is required (grammar or ngram)");
+    if (eo.speculative == SpeculativeMethod::None) throw std::invalid_argument("--proposer is required (grammar, ngram or draft)");
     Engine engine(eo);
     PromptInput in;
     in.text = a.prompt;
@@ -146,6 +146,10 @@ int run_spec(const SpecArgs& a) {
     nlohmann::ordered_json out;
     out["model"] = engine.model_description();
     out["proposer"] = speculative_method_name(eo.speculative);
+    if (eo.speculative == SpeculativeMethod::Draft) {
+      out["draft_model"] = eo.draft_model;
+      out["draft_q"] = eo.draft_q == DraftDistribution::Sparse16 ? "sparse16" : "one-hot";
+    }
     out["batch"] = a.batch;
     out["tokens_per_row"] = a.tokens;
     out["draft_tokens"] = eo.max_draft_tokens == 0 ? 4 : eo.max_draft_tokens;

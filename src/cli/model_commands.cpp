@@ -23,6 +23,8 @@ struct MakeModelArgs {
   std::string gguf;
   std::string gguf_type = "q8_0";
   bool force = false;
+  std::string from;  // --preset draft: the target folder
+  int layers = 0;    // --preset draft: its first layers kept
 };
 
 models::DType parse_dtype(const std::string& s) {
@@ -35,10 +37,15 @@ models::DType parse_dtype(const std::string& s) {
 int run_make_model(const MakeModelArgs& a) {
   try {
     models::qwen3::MakeModelOptions o;
-    o.preset = a.preset;
-    o.seed = a.seed;
-    o.tokenizer = a.tokenizer;
-    o.dtype = parse_dtype(a.dtype);
+    if (a.preset == "draft") {
+      if (a.from.empty() || a.layers < 1) throw std::invalid_argument("--preset draft needs --from TARGET_DIR and --layers N");
+      o = models::qwen3::draft_model_options(a.from, a.layers);
+    } else {
+      o.preset = a.preset;
+      o.seed = a.seed;
+      o.tokenizer = a.tokenizer;
+      o.dtype = parse_dtype(a.dtype);
+    }
     o.gguf_path = a.gguf.empty() ? "" : std::filesystem::absolute(a.gguf).string();
     o.gguf_type = parse_dtype(a.gguf_type);
     o.overwrite = a.force;
@@ -47,8 +54,12 @@ int run_make_model(const MakeModelArgs& a) {
     j["dir"] = r.dir;
     j["gguf"] = r.gguf_path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gguf_path);
     j["preset"] = a.preset;
-    j["seed"] = a.seed;
-    j["dtype"] = a.dtype;
+    j["seed"] = o.seed;
+    j["dtype"] = a.preset == "draft" ? std::string(models::dtype_name(o.dtype)) : a.dtype;
+    if (a.preset == "draft") {
+      j["from"] = a.from;
+      j["layers"] = a.layers;
+    }
     if (!r.gguf_path.empty()) j["gguf_type"] = a.gguf_type;
     j["parameters"] = r.parameters;
     j["safetensors_bytes"] = r.safetensors_bytes;
@@ -113,7 +124,13 @@ void register_model_commands(CLI::App& app, int& status) {
   auto* make = app.add_subcommand("make-model", "Write a random-weight Qwen3 model (HF folder, optionally GGUF) with a real tokenizer");
   make->add_option("--tokenizer", args->tokenizer, "qwen3 (npm asset), a tokenizer.json or a folder holding one")
       ->capture_default_str();
-  make->add_option("--preset", args->preset, "tiny | small | 0.6b")->check(CLI::IsMember({"tiny", "small", "0.6b"}))->capture_default_str();
+  make->add_option("--preset", args->preset,
+                   "tiny | small | 0.6b | draft (a layer-skip draft of --from: its embeddings, first --layers layers and "
+                   "head, same seed, dtype and tokenizer)")
+      ->check(CLI::IsMember({"tiny", "small", "0.6b", "draft"}))
+      ->capture_default_str();
+  make->add_option("--from", args->from, "--preset draft: the target model folder (written by make-model)");
+  make->add_option("--layers", args->layers, "--preset draft: layers kept")->check(integer_option<int>(1));
   make->add_option("--seed", args->seed, "random seed")->check(integer_option<uint64_t>(0))->capture_default_str();
   make->add_option("--out", args->out, "output folder (written under a temporary name, then renamed)")->required();
   make->add_option("--dtype", args->dtype, "safetensors dtype")->check(CLI::IsMember({"bf16", "f16", "f32"}))->capture_default_str();

@@ -9,11 +9,21 @@ namespace ninfer::cli {
 
 void add_speculative_flags(CLI::App& cmd, EngineOptions& o, const std::string& method_flag) {
   const std::map<std::string, SpeculativeMethod> methods = {
-      {"none", SpeculativeMethod::None}, {"grammar", SpeculativeMethod::Grammar}, {"ngram", SpeculativeMethod::NGram}};
+      {"none", SpeculativeMethod::None},
+      {"grammar", SpeculativeMethod::Grammar},
+      {"ngram", SpeculativeMethod::NGram},
+      {"draft", SpeculativeMethod::Draft}};
   cmd.add_option(method_flag, o.speculative,
-                 "draft proposer: grammar (the constraint's forced tokens) or ngram (prompt lookup, after the forced "
-                 "tokens); every draft is verified, the output distribution is unchanged")
+                 "draft proposer: grammar (the constraint's forced tokens), ngram (prompt lookup) or draft (a smaller "
+                 "model, --draft-model); ngram and draft follow the forced tokens. Every draft is verified: the output "
+                 "distribution is unchanged")
       ->transform(CLI::CheckedTransformer(methods, CLI::ignore_case));
+  cmd.add_option("--draft-model", o.draft_model, "draft: HF folder or GGUF file with the target's tokenizer");
+  const std::map<std::string, DraftDistribution> qs = {{"one-hot", DraftDistribution::OneHot},
+                                                       {"sparse16", DraftDistribution::Sparse16}};
+  cmd.add_option("--draft-q", o.draft_q,
+                 "draft: one-hot (greedy drafts) or sparse16 (drawn from the draft's top-16 at the request's temperature)")
+      ->transform(CLI::CheckedTransformer(qs, CLI::ignore_case));
   cmd.add_option("--draft-tokens", o.max_draft_tokens, "K: drafts per row and step (0 with a proposer: 4)")
       ->check(integer_option<int>(0));
   cmd.add_flag("--fixed-draft-tokens", [&o](int64_t) { o.adaptive_draft_tokens = false; },

@@ -7,7 +7,8 @@
 
 namespace ninfer::cli {
 
-// --speculative none|grammar|ngram, --draft-tokens K, --fixed-draft-tokens, --ngram-max/--ngram-min.
+// --speculative none|grammar|ngram|draft, --draft-model, --draft-q, --draft-tokens K, --fixed-draft-tokens,
+// --ngram-max/--ngram-min.
 // `method_flag`: the proposer option's names.
 void add_speculative_flags(CLI::App& cmd, EngineOptions& options, const std::string& method_flag = "--speculative");
 

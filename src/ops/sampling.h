@@ -45,7 +45,7 @@ struct SampleResult {
 
 // Counter-based RNG key: streams are keyed by seed, logical position and purpose, so masks and
 // compiles never shift anyone's random numbers and a replay reproduces the same draws.
-enum class RngPurpose : uint32_t { Sample = 1, SpecAccept = 2, SpecResidual = 3 };
+enum class RngPurpose : uint32_t { Sample = 1, SpecAccept = 2, SpecResidual = 3, Draft = 4 };
 struct RngKey {
   uint64_t seed = 0;
   uint64_t position = 0;

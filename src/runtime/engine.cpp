@@ -16,7 +16,16 @@ Engine::Engine(EngineOptions options) {
   lo.threads = options.threads;
   std::shared_ptr<models::LanguageModel> model = models::load_model(path, lo);
   runtime::ModelChatTemplates templates(runtime::model_tokenizer_config(path), path);
-  impl_ = std::make_unique<EngineImpl>(std::move(model), options, std::move(templates));
+  std::shared_ptr<models::LanguageModel> draft;
+  if (options.speculative == SpeculativeMethod::Draft) {
+    if (options.draft_model.empty()) throw std::invalid_argument("the draft proposer needs a draft model (draft_model)");
+    try {
+      draft = models::load_model(options.draft_model, lo);
+    } catch (const models::ModelError& e) {  // the same typed error, named as the draft's
+      throw models::ModelError(e.kind(), std::string("draft model: ") + e.what(), e.location());
+    }
+  }
+  impl_ = std::make_unique<EngineImpl>(std::move(model), options, std::move(templates), std::move(draft));
 }
 
 Engine::~Engine() = default;
@@ -81,6 +90,7 @@ const char* speculative_method_name(SpeculativeMethod method) {
     case SpeculativeMethod::None: return "none";
     case SpeculativeMethod::Grammar: return "grammar";
     case SpeculativeMethod::NGram: return "ngram";
+    case SpeculativeMethod::Draft: return "draft";
   }
   return "unknown";
 }

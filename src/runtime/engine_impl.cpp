@@ -79,7 +79,7 @@ ops::SamplingParams sampling_params(const SamplingOptions& s) {
 }  // namespace
 
 EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options,
-                       runtime::ModelChatTemplates templates)
+                       runtime::ModelChatTemplates templates, std::shared_ptr<models::LanguageModel> draft_model)
     : model_(std::move(model)), tok_(model_->tokenizer()), options_(options), templates_(std::move(templates)), domain_(tok_) {
   if (options_.max_batch_rows < 1) throw std::invalid_argument("max_batch_rows must be at least 1");
   if (options_.max_batch_rows > model_->slot_count())
@@ -95,6 +95,20 @@ EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const Engin
   if (options_.speculative != SpeculativeMethod::None && options_.max_draft_tokens == 0) options_.max_draft_tokens = 4;
   if (options_.ngram_min < 1 || options_.ngram_max < options_.ngram_min)
     throw std::invalid_argument("ngram_min must be at least 1 and ngram_max at least ngram_min");
+  if (options_.speculative == SpeculativeMethod::Draft) {
+    if (!draft_model) throw std::invalid_argument("the draft proposer needs a draft model");
+    if (draft_model->slot_count() < options_.max_batch_rows)
+      throw std::invalid_argument("the draft model has fewer sequence slots than max_batch_rows");
+    const auto draft_tok = draft_model->tokenizer();
+    if (!draft_tok || draft_tok->vocab_size() != tok_->vocab_size())
+      throw std::invalid_argument("the draft model's tokenizer is not the target's (" +
+                                  std::to_string(draft_tok ? draft_tok->vocab_size() : 0) + " ids against " +
+                                  std::to_string(tok_->vocab_size()) + ")");
+    draft_ = std::make_unique<speculative::DraftModelProposer>(
+        std::move(draft_model),
+        options_.draft_q == DraftDistribution::Sparse16 ? speculative::DraftQMode::Sparse16 : speculative::DraftQMode::OneHot,
+        tok_->vocab_size());
+  }
   if (options_.prefix_cache_bytes > 0 && model_->kv_bytes_per_position() > 0)
     prefix_cache_ = std::make_unique<runtime::PrefixCache>(model_->description(), options_.prefix_cache_block_tokens,
                                                            options_.prefix_cache_bytes, model_->kv_bytes_per_position());
@@ -404,24 +418,62 @@ void EngineImpl::admit() {
   if (prefix_cache_ && !admitted.empty()) publish_prefix_cache_stats();
 }
 
-void EngineImpl::propose_drafts(Request& r) {
-  r.drafts.clear();
-  if (r.draft_length.max == 0) return;
-  const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
-  const int positions_left = max_context_ - model_->slot_length(r.slot);
-  const int k = r.draft_length.next(tokens_left, positions_left);
-  if (k <= 0) return;
-  // The constraint's forced bytes first (both methods), then prompt lookup after them.
-  if (r.session->constrained()) {
-    constexpr size_t kForcedBytes = 256;  // far more than K tokens of any tokenizer
-    speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), k, r.drafts);
+void EngineImpl::propose_drafts() {
+  draft_rows_.clear();
+  draft_requests_.clear();
+  for (const auto& owner : active_) {
+    Request& r = *owner;
+    r.drafts.clear();
+    r.draft_q.clear();
+    if (!r.prefilled || r.draft_length.max == 0) continue;
+    const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
+    const int positions_left = max_context_ - model_->slot_length(r.slot);
+    const int k = r.draft_length.next(tokens_left, positions_left);
+    if (k <= 0) continue;
+    // The constraint's forced bytes first (every method), then the n-gram's or the draft model's.
+    if (r.session->constrained()) {
+      constexpr size_t kForcedBytes = 256;  // far more than K tokens of any tokenizer
+      speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), k, r.drafts);
+    }
+    const int more = k - static_cast<int>(r.drafts.size());
+    if (more <= 0) continue;
+    if (options_.speculative == SpeculativeMethod::NGram) {
+      ngram_scratch_.clear();
+      speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
+                                 speculative::NGramOptions{options_.ngram_max, options_.ngram_min}, ngram_scratch_);
+      r.drafts.insert(r.drafts.end(), ngram_scratch_.begin(), ngram_scratch_.end());
+    } else if (draft_) {
+      speculative::DraftRow d;
+      d.slot = r.slot;
+      d.prompt = r.prompt;
+      d.generated = r.generated;
+      d.pending = r.drafts;
+      d.max_tokens = more;
+      d.params = sampling_params(r.options.sampling);
+      d.seed = r.seed;
+      d.position = r.generated.size() + r.drafts.size();
+      draft_rows_.push_back(d);
+      draft_requests_.push_back(&r);
+    }
   }
-  const int more = k - static_cast<int>(r.drafts.size());
-  if (options_.speculative == SpeculativeMethod::NGram && more > 0) {
-    ngram_scratch_.clear();
-    speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
-                               speculative::NGramOptions{options_.ngram_max, options_.ngram_min}, ngram_scratch_);
-    r.drafts.insert(r.drafts.end(), ngram_scratch_.begin(), ngram_scratch_.end());
+  if (draft_rows_.empty()) return;
+  try {
+    draft_->propose(draft_rows_, draft_results_);
+  } catch (const std::exception&) {
+    // A draft that cannot run (e.g. a context it cannot hold) only costs this step its drafts.
+    for (Request* r : draft_requests_) r->draft_q.clear();
+    return;
+  }
+  for (size_t i = 0; i < draft_requests_.size(); ++i) {
+    Request& r = *draft_requests_[i];
+    const speculative::DraftResult& res = draft_results_[i];
+    const size_t forced = r.drafts.size();
+    r.drafts.insert(r.drafts.end(), res.tokens.begin(), res.tokens.end());
+    bool sparse = false;
+    for (const auto& q : res.q_tokens) sparse |= !q.empty();
+    if (!sparse) continue;
+    r.draft_q.assign(forced, ops::DraftQ{});  // forced tokens are one-hot
+    for (size_t j = 0; j < res.tokens.size(); ++j) r.draft_q.push_back(ops::DraftQ{res.q_tokens[j], res.q_probs[j]});
   }
 }
 
@@ -481,10 +533,10 @@ void EngineImpl::step() {
   // While rows decode, prompts get a small budget (their inter-token latency is what it buys);
   // alone, they get the whole step.
   int decoding = 0, drafted = 0;
+  propose_drafts();
   for (const auto& r : active_) {
     if (!r->prefilled) continue;
     ++decoding;
-    propose_drafts(*r);
     drafted += static_cast<int>(r->drafts.size());
   }
   int budget = prompt_budget(decoding) - drafted;
@@ -503,6 +555,7 @@ void EngineImpl::step() {
     if (r.prefilled) {
       b.input = std::span<const int32_t>(&r.generated.back(), 1);
       b.drafts = r.drafts;
+      b.draft_q = r.draft_q;
     } else {
       const size_t remaining = r.prompt.size() - r.prompt_done;
       const size_t chunk = std::min(remaining, static_cast<size_t>(std::max(budget, 0)));

@@ -18,14 +18,16 @@
 #include "runtime/prefix_cache.h"
 #include "runtime/program.h"
 #include "runtime/request.h"
+#include "speculative/draft_model_proposer.h"
 #include "tokenizer/token_domain_source.h"
 
 namespace ninfer {
 
 class EngineImpl {
  public:
+  // `draft_model`: the Draft proposer's model (required with SpeculativeMethod::Draft).
   EngineImpl(std::shared_ptr<models::LanguageModel> model, const EngineOptions& options,
-             runtime::ModelChatTemplates templates = {});
+             runtime::ModelChatTemplates templates = {}, std::shared_ptr<models::LanguageModel> draft_model = nullptr);
   ~EngineImpl();
 
   PreparedPrompt prepare(const PromptInput& input) const;
@@ -82,9 +84,14 @@ class EngineImpl {
   void step();
   void publish_prefix_cache_stats();
   int prompt_budget(int decoding) const;
-  // This step's drafts for a decoding row (DESIGN.md section 7), within its draft length.
-  void propose_drafts(runtime::Request& r);
+  // This step's drafts for the decoding rows (DESIGN.md section 7), each within its draft length:
+  // forced tokens, then the n-gram or the draft model's.
+  void propose_drafts();
   std::vector<int32_t> ngram_scratch_;
+  std::unique_ptr<speculative::DraftModelProposer> draft_;  // Draft only
+  std::vector<speculative::DraftRow> draft_rows_;
+  std::vector<runtime::Request*> draft_requests_;
+  std::vector<speculative::DraftResult> draft_results_;
   void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions);
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});

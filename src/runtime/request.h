@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ninfer/engine.h"
+#include "ops/draft_acceptance.h"
 #include "ops/sampling.h"
 #include "runtime/output_session.h"
 #include "runtime/stop_strings.h"
@@ -82,6 +83,7 @@ struct Request {
   std::unordered_map<int32_t, size_t> penalty_index;
   // Speculative decoding: this step's drafts, the row's draft length, and what its drafts did.
   std::vector<int32_t> drafts;
+  std::vector<ops::DraftQ> draft_q;  // empty when every draft is one-hot
   speculative::DraftLength draft_length;
   DraftCounts draft_counts;
 

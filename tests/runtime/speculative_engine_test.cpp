@@ -196,3 +196,96 @@ TEST(SpeculativeEngine, RejectsANegativeDraftLength) {
 
 }  // namespace
 }  // namespace ninfer
+
+namespace ninfer {
+namespace {
+
+struct DraftSetup {
+  std::shared_ptr<testing::FakeModel> target, draft;
+  std::unique_ptr<EngineImpl> engine;
+};
+
+DraftSetup draft_engine(DraftDistribution q, int k = 4) {
+  DraftSetup s;
+  s.target = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), 4, 512);
+  s.draft = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), 4, 512);
+  EngineOptions o;
+  o.max_batch_rows = 4;
+  o.max_context = 512;
+  o.speculative = SpeculativeMethod::Draft;
+  o.max_draft_tokens = k;
+  o.draft_q = q;
+  s.engine = std::make_unique<EngineImpl>(s.target, o, runtime::ModelChatTemplates{}, s.draft);
+  return s;
+}
+
+// The target as its own draft: the draft's greedy tokens are the target's, so every unconstrained
+// greedy draft is accepted, and the output is plain decoding's.
+TEST(SpeculativeDraftModel, TheTargetAsItsOwnDraftHasEveryGreedyDraftAccepted) {
+  auto plain = make_engine(SpeculativeMethod::None, 0);
+  DraftSetup s = draft_engine(DraftDistribution::OneHot);
+  const Case free_text{"free text", std::nullopt};
+  const GenerationResult want = run(*plain, free_text, 40);
+  const GenerationResult got = run(*s.engine, free_text, 40);
+  EXPECT_EQ(got.tokens, want.tokens);
+  EXPECT_GT(got.drafts.drafted, 20u);
+  EXPECT_EQ(got.drafts.accepted, got.drafts.drafted);
+  // Constrained: the draft is unconstrained, so a draft can be illegal, but the output is still plain's.
+  for (const Case& c : cases()) {
+    const GenerationResult w = run(*plain, c, 40);
+    const GenerationResult g = run(*s.engine, c, 40);
+    EXPECT_EQ(g.tokens, w.tokens) << c.name;
+  }
+}
+
+// Sparse q at temperature 1 with the target's own top-16: q is exactly the target's p, so every draft
+// drawn from it is accepted (the ratio p(d)/q(d) is 1).
+TEST(SpeculativeDraftModel, SparseQEqualToPHasEveryDraftAccepted) {
+  DraftSetup s = draft_engine(DraftDistribution::Sparse16);
+  PromptInput in;
+  in.text = "Sampled:";
+  RequestOptions o;
+  o.max_tokens = 30;
+  o.ignore_eos = true;
+  o.sampling.temperature = 1.0f;
+  o.sampling.top_k = 16;
+  o.sampling.seed = 9;
+  const GenerationResult r = s.engine->submit(s.engine->prepare(in), o).wait();
+  ASSERT_EQ(r.finish_reason, FinishReason::Length) << r.error_message;
+  EXPECT_GT(r.drafts.drafted, 10u);
+  EXPECT_EQ(r.drafts.accepted, r.drafts.drafted);
+  // A narrower top-k on the target: p keeps 4 of q's 16 tokens, so drafts get rejected.
+  o.sampling.top_k = 4;
+  const GenerationResult r2 = s.engine->submit(s.engine->prepare(in), o).wait();
+  EXPECT_EQ(r2.finish_reason, FinishReason::Length);
+  EXPECT_LT(r2.drafts.accepted, r2.drafts.drafted);
+}
+
+// NaN logits in the draft stop its drafting; plain decoding goes on with the same output.
+TEST(SpeculativeDraftModel, NonFiniteDraftLogitsStopDraftingNotDecoding) {
+  auto plain = make_engine(SpeculativeMethod::None, 0);
+  DraftSetup s = draft_engine(DraftDistribution::OneHot);
+  s.draft->nan_at_position = 20;  // every draft position whose slot reaches length 20
+  const Case free_text{"free text", std::nullopt};
+  const GenerationResult want = run(*plain, free_text, 40);
+  const GenerationResult got = run(*s.engine, free_text, 40);
+  EXPECT_EQ(got.tokens, want.tokens);
+  EXPECT_EQ(got.finish_reason, want.finish_reason);
+}
+
+TEST(SpeculativeDraftModel, AMissingOrMismatchedDraftIsRefusedAtStart) {
+  auto target = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), 4, 512);
+  EngineOptions o;
+  o.max_batch_rows = 4;
+  o.speculative = SpeculativeMethod::Draft;
+  EXPECT_THROW(EngineImpl(target, o), std::invalid_argument);
+  auto few_slots = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), 2, 512);
+  EXPECT_THROW(EngineImpl(target, o, runtime::ModelChatTemplates{}, few_slots), std::invalid_argument);
+  EngineOptions bad = o;
+  bad.model = "/nonexistent/target";
+  bad.draft_model = "/nonexistent/draft";
+  EXPECT_THROW(Engine{bad}, std::exception);  // the target fails first; its error names it
+}
+
+}  // namespace
+}  // namespace ninfer

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -278,6 +279,28 @@ float make_model_value(uint64_t seed, const std::string& hf_tensor_name, int64_t
   for (const TensorPlan& p : plan_model(seed, config))
     if (p.name == hf_tensor_name) return plan_value(p, index);
   throw std::invalid_argument("no tensor " + hf_tensor_name);
+}
+
+MakeModelOptions draft_model_options(const std::string& target_dir, int layers) {
+  const fs::path dir(target_dir);
+  std::ifstream in(dir / "config.json");
+  if (!in) throw std::invalid_argument(target_dir + " has no config.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.contains("ninfer_make_model") || !j["ninfer_make_model"].contains("seed"))
+    throw std::invalid_argument(target_dir + " was not written by make-model (no ninfer_make_model seed in config.json): "
+                                "a layer-skip draft is built from the target's seed");
+  MakeModelOptions o;
+  o.config = parse_hf_config(ss.str(), (dir / "config.json").string());
+  if (layers < 1 || layers > o.config->num_layers)
+    throw std::invalid_argument("--layers must be 1.." + std::to_string(o.config->num_layers) + " for this target");
+  o.config->num_layers = layers;
+  o.seed = j["ninfer_make_model"]["seed"].get<uint64_t>();
+  const std::string dtype = j.value("torch_dtype", "bfloat16");
+  o.dtype = dtype == "float32" ? DType::F32 : dtype == "float16" ? DType::F16 : DType::BF16;
+  o.tokenizer = dir.string();
+  return o;
 }
 
 MakeModelResult make_model(const std::string& out_dir, const MakeModelOptions& o) {

@@ -42,6 +42,12 @@ struct MakeModelResult {
 // options, ModelError for an unusable tokenizer.
 MakeModelResult make_model(const std::string& out_dir, const MakeModelOptions& options);
 
+// A layer-skip self-draft of a make-model target: the target's shape, seed, dtype and tokenizer with
+// its first `layers` layers. Every value is a function of (seed, tensor name, index), so the draft
+// holds the target's very embeddings, first layers, final norm and head. Throws std::invalid_argument
+// for a folder that make-model did not write or a layer count outside 1..the target's.
+MakeModelOptions draft_model_options(const std::string& target_dir, int layers);
+
 // The model's values, deterministic in (seed, tensor name, element index): what make_model writes
 // before rounding to the file dtype. Exposed for tests.
 float make_model_value(uint64_t seed, const std::string& hf_tensor_name, int64_t index, const Qwen3Config& config);
