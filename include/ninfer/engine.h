@@ -253,9 +253,10 @@ struct EngineStats {
   uint64_t prefix_cache_blocks = 0, prefix_cache_bytes = 0;
   // Speculative decoding: drafts verified, accepted, rejected by the mask, and rows that carried drafts.
   uint64_t draft_tokens = 0, draft_tokens_accepted = 0, draft_tokens_illegal = 0, draft_rows = 0;
-  // Cumulative wall seconds on the worker: model forward, mask fill (lookahead included), sampling,
-  // and preview + commit + publish.
-  double forward_s = 0, mask_s = 0, sample_s = 0, commit_s = 0;
+  // Cumulative wall seconds: model forward, mask fill (lookahead included; on the mask thread, while
+  // the forward runs), the part of the mask fill the worker waited for after the forward (exposed),
+  // sampling and verification, and preview + commit + publish.
+  double forward_s = 0, mask_s = 0, mask_exposed_s = 0, sample_s = 0, commit_s = 0;
 };
 
 class EngineImpl;

@@ -425,18 +425,22 @@ void EngineImpl::propose_drafts() {
     Request& r = *owner;
     r.drafts.clear();
     r.draft_q.clear();
+    r.forced_drafts = 0;
     if (!r.prefilled || r.draft_length.max == 0) continue;
     const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
     const int positions_left = max_context_ - model_->slot_length(r.slot);
-    const int k = r.draft_length.next(tokens_left, positions_left);
-    if (k <= 0) continue;
-    // The constraint's forced bytes first (every method), then the n-gram's or the draft model's.
+    const int limit = r.draft_length.limit(tokens_left, positions_left);
+    if (limit <= 0) continue;
+    // The constraint's forced bytes first (every method, up to the limit), then the n-gram's or the
+    // draft model's within the row's adaptive length.
     if (r.session->constrained()) {
       constexpr size_t kForcedBytes = 256;  // far more than K tokens of any tokenizer
-      speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), k, r.drafts);
+      speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), limit, r.drafts);
     }
+    r.forced_drafts = static_cast<int>(r.drafts.size());
+    const int k = std::max(r.draft_length.next(tokens_left, positions_left), r.forced_drafts);
     const int more = k - static_cast<int>(r.drafts.size());
-    if (more <= 0) continue;
+    if (more <= 0 || options_.speculative == SpeculativeMethod::Grammar || !r.draft_length.model_drafts_now()) continue;
     if (options_.speculative == SpeculativeMethod::NGram) {
       ngram_scratch_.clear();
       speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
@@ -622,7 +626,11 @@ void EngineImpl::step() {
         step_drafts.accepted += static_cast<uint64_t>(accepted_drafts);
         step_drafts.illegal += rr.draft_illegal;
         ++step_drafts.steps;
-        r.draft_length.learn(rr.drafted, rr.drafts_accepted);
+        // The adaptive length and the back-off follow the model proposer's drafts (after the forced ones).
+        const int model_drafted = rr.drafted - r.forced_drafts;
+        const int model_accepted = std::max(rr.drafts_accepted - r.forced_drafts, 0);
+        r.draft_length.learn(model_drafted, model_accepted);
+        r.draft_length.learn_model(model_drafted, model_accepted);
       }
       continue;
     }
@@ -691,6 +699,7 @@ void EngineImpl::step() {
   const runtime::Program::Timings& t = program_->timings();
   stats_.forward_s = t.forward_s;
   stats_.mask_s = t.mask_s;
+  stats_.mask_exposed_s = t.mask_exposed_s;
   stats_.sample_s = t.sample_s;
   stats_.commit_s += seconds_between(commit_t0, Clock::now());
 }

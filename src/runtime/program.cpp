@@ -76,31 +76,47 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     lengths_before_.push_back(model_.slot_length(r.slot));
     input_sizes_.push_back(static_cast<int>(r.input.size()));
   }
-  auto t0 = std::chrono::steady_clock::now();
-  model_.forward(forward_rows_, std::span<float>(logits_.data(), sampled * size_t(width)));
-  timings_.forward_s += since(t0);
-  t0 = std::chrono::steady_clock::now();
-
-  // Masks: filled after the forward pass (the order a GPU backend overlaps), only for constrained rows.
+  // Masks, only for constrained rows, on the mask thread while the forward pass runs (they depend
+  // on the rows' committed state and drafts, never on the logits).
   bool any_constrained = false;
   for (size_t i = 0; i < rows.size(); ++i) {
     descriptors_[i] = RowMaskDescriptor{};
     if (provider && rows[i].sample && provider->row_constrained(static_cast<int>(i))) any_constrained = true;
   }
+  double fill_s = 0;
   if (any_constrained) {
     ++provider_calls_;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (!rows[i].sample || !provider->row_constrained(static_cast<int>(i))) continue;
-      const int row = static_cast<int>(i);
-      MaskRowSlice slice{mask_words_.data() + layout_.word_offset(row, 0),
-                         mask_states_.data() + layout_.position_index(row, 0), layout_.words_per_position,
-                         layout_.positions_per_row};
-      descriptors_[i].enabled = true;
-      descriptors_[i].extent = provider->fill_row(row, rows[i].drafts, slice);
-    }
+    mask_thread_.start([this, rows, provider, &fill_s] {
+      const auto m0 = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (!rows[i].sample || !provider->row_constrained(static_cast<int>(i))) continue;
+        const int row = static_cast<int>(i);
+        MaskRowSlice slice{mask_words_.data() + layout_.word_offset(row, 0),
+                           mask_states_.data() + layout_.position_index(row, 0), layout_.words_per_position,
+                           layout_.positions_per_row};
+        descriptors_[i].enabled = true;
+        descriptors_[i].extent = provider->fill_row(row, rows[i].drafts, slice);
+      }
+      fill_s = since(m0);
+    });
   }
-
-  timings_.mask_s += since(t0);
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    model_.forward(forward_rows_, std::span<float>(logits_.data(), sampled * size_t(width)));
+  } catch (...) {
+    if (any_constrained) {
+      try {
+        mask_thread_.wait();
+      } catch (...) {  // the forward's error is the one reported
+      }
+    }
+    throw;
+  }
+  timings_.forward_s += since(t0);
+  t0 = std::chrono::steady_clock::now();
+  if (any_constrained) mask_thread_.wait();
+  timings_.mask_exposed_s += since(t0);
+  timings_.mask_s += fill_s;
   t0 = std::chrono::steady_clock::now();
   pending_.size = static_cast<int>(rows.size());
   size_t logits_row = 0;  // sampled rows' logits are consecutive

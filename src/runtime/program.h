@@ -11,6 +11,7 @@
 #include "ops/draft_acceptance.h"
 #include "ops/sampling.h"
 #include "runtime/contract/mask_contract.h"
+#include "runtime/mask_thread.h"
 
 namespace ninfer::runtime {
 
@@ -69,9 +70,9 @@ class Program {
 
   const MaskLayout& mask_layout() const { return layout_; }
 
-  // Runs the rows' forward pass, asks `provider` for the masks of constrained rows (a batch with no
-  // constrained row passes nullptr and no mask is touched), samples every row, and returns the
-  // pending result. Throws std::invalid_argument for more rows than B or an open PendingBatch.
+  // Runs the rows' forward pass, asks `provider` for the masks of constrained rows on the mask
+  // thread meanwhile (a batch with no constrained row passes nullptr and no mask is touched),
+  // samples every row, and returns the pending result. Throws std::invalid_argument for more rows than B or an open PendingBatch.
   PendingBatch& decode(std::span<const BatchRow> rows, MaskProvider* provider);
 
   // Commits `accepted[i]` produced tokens of row i (the Engine's preview decides; 0 for a failed
@@ -83,8 +84,10 @@ class Program {
 
   uint64_t provider_calls() const { return provider_calls_; }
   // Cumulative wall seconds of the three parts of decode (observability for benches and metrics).
+  // mask_s is the mask thread's fill time, mask_exposed_s what the worker waited for it after the
+  // forward pass (the part the forward did not cover).
   struct Timings {
-    double forward_s = 0, mask_s = 0, sample_s = 0;
+    double forward_s = 0, mask_s = 0, mask_exposed_s = 0, sample_s = 0;
   };
   const Timings& timings() const { return timings_; }
 
@@ -103,6 +106,7 @@ class Program {
   std::vector<int32_t> row_tokens_;              // B x (max step input + K): input and drafts, contiguous
   std::vector<ops::TokenCount> chain_penalties_; // a row's penalties counting its accepted drafts
   PendingBatch pending_;
+  MaskThread mask_thread_;
   uint64_t provider_calls_ = 0;
   Timings timings_;
 

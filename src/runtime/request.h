@@ -84,6 +84,7 @@ struct Request {
   // Speculative decoding: this step's drafts, the row's draft length, and what its drafts did.
   std::vector<int32_t> drafts;
   std::vector<ops::DraftQ> draft_q;  // empty when every draft is one-hot
+  int forced_drafts = 0;             // of this step's drafts, the constraint's forced tokens (first)
   speculative::DraftLength draft_length;
   DraftCounts draft_counts;
 

@@ -1,7 +1,7 @@
 // How many drafts a row gets this step (issue 14: per-row K adapting to the remaining budget, the
 // context end and the acceptance history). Each verified draft costs a forward position whether it
-// is accepted or not, so a row whose drafts keep failing drafts fewer, and one whose chains are
-// accepted whole drafts more, up to K.
+// is accepted or not, so a row whose model drafts keep failing drafts fewer, and one whose chains
+// are accepted whole drafts more, up to K.
 #pragma once
 
 #include <algorithm>
@@ -14,15 +14,40 @@ struct DraftLength {
   int current = 0;       // this row's next draft length (starts at max)
 
   // The limits: a step produces at most drafts + 1 tokens and writes 1 + drafts positions.
+  int limit(int tokens_left, int positions_left) const {
+    return std::max(0, std::min({max, tokens_left - 1, positions_left - 1}));
+  }
+  // Within the limits, the row's own length (K when not adaptive). The constraint's forced tokens
+  // cost no forward to propose and are rarely wrong, so they take up to limit(); this bounds the
+  // model proposer's drafts.
   int next(int tokens_left, int positions_left) const {
-    const int k = adaptive ? current : max;
-    return std::max(0, std::min({k, tokens_left - 1, positions_left - 1}));
+    return std::min(adaptive ? current : max, limit(tokens_left, positions_left));
   }
   // After a step that verified `drafted` drafts and accepted `accepted`: a whole chain accepted
   // grows the next one by one, a rejection shrinks it to what was accepted plus one.
   void learn(int drafted, int accepted) {
     if (drafted <= 0) return;
     current = accepted == drafted ? std::min(max, current + 1) : std::clamp(accepted + 1, 1, max);
+  }
+
+  // The model proposer's back-off (n-gram, draft model; forced tokens cost no forward and always
+  // go): after `misses` verifications in a row that accepted none of its drafts, it sits out
+  // 2^(misses-2) steps (at most 64), so a proposer that keeps guessing wrong costs little.
+  int misses = 0;
+  int pause = 0;
+  bool model_drafts_now() {
+    if (!adaptive || pause == 0) return true;
+    --pause;
+    return false;
+  }
+  void learn_model(int drafted, int accepted) {
+    if (!adaptive || drafted <= 0) return;
+    if (accepted > 0) {
+      misses = 0;
+      return;
+    }
+    ++misses;
+    if (misses >= 2) pause = 1 << std::min(misses - 2, 6);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,41 @@ TEST(MakeModel, SameSeedSameBytesOtherSeedOtherBytes) {
   EXPECT_EQ(config["eos_token_id"], 151645);
   const auto gen = nlohmann::json::parse(read_text(a.dir + "/generation_config.json"));
   EXPECT_EQ(gen["eos_token_id"], nlohmann::json({151645, 151643}));
+}
+
+// --preset draft: the target's shape, seed, dtype and tokenizer with its first N layers, so its
+// embeddings, those layers, final norm and head are the target's, byte for byte.
+TEST(MakeModel, ALayerSkipDraftHoldsTheTargetsFirstLayersAndHead) {
+  NINFER_REQUIRE_QWEN3_ASSETS();
+  TempDir tmp;
+  qwen3::MakeModelOptions o;
+  o.preset = "small";
+  o.seed = 3;
+  o.dtype = DType::F16;
+  const auto target = qwen3::make_model(tmp.file("target"), o);
+  const qwen3::MakeModelOptions d = qwen3::draft_model_options(target.dir, 2);
+  EXPECT_EQ(d.seed, 3u);
+  EXPECT_EQ(d.dtype, DType::F16);
+  const auto draft = qwen3::make_model(tmp.file("draft"), d);
+  const auto t = qwen3::load_hf_folder(target.dir);
+  const auto w = qwen3::load_hf_folder(draft.dir);
+  ASSERT_GT(t.weights->config.num_layers, 2);
+  EXPECT_EQ(w.weights->config.num_layers, 2);
+  auto same = [](const TensorView& a, const TensorView& b) {
+    return a.bytes == b.bytes && std::memcmp(a.data, b.data, a.bytes) == 0;
+  };
+  EXPECT_TRUE(same(t.weights->embed, w.weights->embed));
+  EXPECT_TRUE(same(t.weights->final_norm, w.weights->final_norm));
+  for (int i = 0; i < 2; ++i) {
+    const auto& a = t.weights->layers[static_cast<size_t>(i)];
+    const auto& b = w.weights->layers[static_cast<size_t>(i)];
+    for (auto m : {&qwen3::Qwen3LayerWeights::q_proj, &qwen3::Qwen3LayerWeights::down_proj, &qwen3::Qwen3LayerWeights::attn_norm})
+      EXPECT_TRUE(same(a.*m, b.*m)) << "layer " << i;
+  }
+  EXPECT_EQ(read_text(draft.dir + "/tokenizer.json"), read_text(target.dir + "/tokenizer.json"));
+  EXPECT_THROW(qwen3::draft_model_options(target.dir, 0), std::invalid_argument);
+  EXPECT_THROW(qwen3::draft_model_options(target.dir, t.weights->config.num_layers + 1), std::invalid_argument);
+  EXPECT_THROW(qwen3::draft_model_options(tmp.file("nothing"), 1), std::invalid_argument);
 }
 
 TEST(MakeModel, PublishesOnlyCompleteFolders) {

@@ -138,6 +138,34 @@ TEST_P(Qwen3EngineDtype, SpeculativeGreedyOutputIsPlainDecodings) {
   EXPECT_GT(grammar->stats().draft_tokens, 0u);  // the schema's keys are forced
 }
 
+// The target as its own draft model: the draft computes each position's logits as the target does
+// (the same kernels, one position at a time against K+1 at once, bit for bit), so every greedy
+// draft of a free text is accepted.
+TEST_P(Qwen3EngineDtype, TheTargetAsItsOwnDraftModelHasEveryGreedyDraftAccepted) {
+  const auto w = weights(GetParam());
+  auto plain = engine(w, false, 512, 512);
+  models::qwen3::Qwen3ModelOptions mo;
+  mo.slots = 4;
+  mo.max_context = 1024;
+  mo.threads = 2;
+  mo.tokenizer = testing::qwen3_tokenizer();
+  EngineOptions o;
+  o.max_batch_rows = 4;
+  o.max_context = 1024;
+  o.prefix_cache_bytes = 0;
+  o.speculative = SpeculativeMethod::Draft;
+  o.max_draft_tokens = 3;
+  EngineImpl drafted(std::make_shared<models::qwen3::Qwen3Model>(w, mo), o, runtime::ModelChatTemplates{},
+                     std::make_shared<models::qwen3::Qwen3Model>(w, mo));
+  RequestOptions free_text = options(0.0f, 3);
+  free_text.max_tokens = 20;
+  const GenerationResult want = plain->submit(prompt(9, 5), free_text).wait();
+  const GenerationResult got = drafted.submit(prompt(9, 5), free_text).wait();
+  EXPECT_EQ(got.tokens, want.tokens);
+  EXPECT_GT(got.drafts.drafted, 10u);
+  EXPECT_EQ(got.drafts.accepted, got.drafts.drafted);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDtypes, Qwen3EngineDtype, ::testing::Values(DType::F32, DType::F16, DType::BF16, DType::Q8_0),
                          [](const auto& info) { return std::string(models::dtype_name(info.param)); });
 

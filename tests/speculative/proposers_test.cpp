@@ -82,8 +82,38 @@ TEST(DraftLength, AdaptsToAcceptanceWithinTheBudgetAndContext) {
   EXPECT_EQ(d.next(100, 100), 1);
   d.learn(0, 0);  // a step without drafts teaches nothing
   EXPECT_EQ(d.next(100, 100), 1);
+  EXPECT_EQ(d.limit(100, 100), 4);  // forced tokens go up to K whatever the history
+  EXPECT_EQ(d.limit(3, 100), 2);
   DraftLength fixed{4, false, 1};
   EXPECT_EQ(fixed.next(100, 100), 4);
+}
+
+TEST(DraftLength, AModelProposerThatKeepsMissingSitsOutLongerAndLonger) {
+  DraftLength d{4, true, 4};
+  auto sat_out = [&] {
+    int n = 0;
+    while (!d.model_drafts_now()) ++n;
+    return n;
+  };
+  d.learn_model(4, 0);
+  EXPECT_EQ(sat_out(), 0);  // one miss: no pause yet
+  d.learn_model(1, 0);
+  EXPECT_EQ(sat_out(), 1);
+  d.learn_model(1, 0);
+  EXPECT_EQ(sat_out(), 2);
+  d.learn_model(1, 0);
+  EXPECT_EQ(sat_out(), 4);
+  for (int i = 0; i < 10; ++i) d.learn_model(1, 0);
+  EXPECT_EQ(sat_out(), 64);  // bounded
+  d.learn_model(2, 1);        // a hit resets the back-off
+  d.learn_model(1, 0);
+  EXPECT_EQ(sat_out(), 0);
+  d.learn_model(0, 0);  // nothing drafted: nothing learned
+  EXPECT_EQ(sat_out(), 0);
+  DraftLength fixed{4, false, 4};
+  fixed.learn_model(1, 0);
+  fixed.learn_model(1, 0);
+  EXPECT_TRUE(fixed.model_drafts_now());
 }
 
 }  // namespace
