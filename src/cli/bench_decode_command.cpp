@@ -113,11 +113,6 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
   return round;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile(v, 50);
-}
-
 nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const BenchArgs& a) {
   std::vector<double> ms_per_step, tps, itl_p50, itl_p90, cpu_p50;
   std::vector<double> all_cpu, all_prepare;
@@ -130,7 +125,7 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
     itl_p90.push_back(percentile(itl, 90));
     tps.push_back(r.tokens / r.wall_s);
     ms_per_step.push_back(1e3 * r.wall_s * a.batch / std::max<double>(1.0, double(r.tokens)));
-    if (!r.constraint_cpu_ms_per_token.empty()) cpu_p50.push_back(median(r.constraint_cpu_ms_per_token));
+    if (!r.constraint_cpu_ms_per_token.empty()) cpu_p50.push_back(median_of_samples(r.constraint_cpu_ms_per_token));
     all_cpu.insert(all_cpu.end(), r.constraint_cpu_ms_per_token.begin(), r.constraint_cpu_ms_per_token.end());
     all_prepare.insert(all_prepare.end(), r.prepare_cpu_ms.begin(), r.prepare_cpu_ms.end());
     requests += r.requests, complete += r.complete, errors += r.errors;
@@ -141,18 +136,18 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
     commit_ms.push_back(1e3 * (r.after.commit_s - r.before.commit_s) / steps);
   }
   nlohmann::ordered_json j;
-  j["ms_per_token"] = median(itl_p50);  // median over rounds of the per-round median inter-token latency
-  j["itl_ms_p90"] = median(itl_p90);
-  j["wall_ms_per_step"] = median(ms_per_step);
-  j["tokens_per_s"] = median(tps);
+  j["ms_per_token"] = median_of_samples(itl_p50);  // median over rounds of the per-round median inter-token latency
+  j["itl_ms_p90"] = median_of_samples(itl_p90);
+  j["wall_ms_per_step"] = median_of_samples(ms_per_step);
+  j["tokens_per_s"] = median_of_samples(tps);
   j["requests"] = requests;
   j["errors"] = errors;
   // Mean worker wall time per batch step (median over rounds), prefill steps included.
-  j["step_ms"] = {{"forward", median(forward_ms)}, {"mask", median(mask_ms)}, {"sample", median(sample_ms)},
-                  {"commit_publish", median(commit_ms)}};
+  j["step_ms"] = {{"forward", median_of_samples(forward_ms)}, {"mask", median_of_samples(mask_ms)}, {"sample", median_of_samples(sample_ms)},
+                  {"commit_publish", median_of_samples(commit_ms)}};
   if (!all_cpu.empty()) {
     j["complete"] = complete;
-    j["constraint_cpu_ms_per_token_p50"] = median(cpu_p50);
+    j["constraint_cpu_ms_per_token_p50"] = median_of_samples(cpu_p50);
     j["constraint_cpu_ms_per_token"] = summarize(all_cpu);
     j["prepare_cpu_ms"] = summarize(all_prepare);
   }

@@ -70,11 +70,6 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const SpecArgs& a,
   return round;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile(v, 50);
-}
-
 nlohmann::ordered_json summarize(const std::vector<Round>& rounds, int batch) {
   std::vector<double> tps, ms, mask_ms, exposed_ms, forward_ms, tokens_per_row_step;
   uint64_t drafted = 0, accepted = 0, illegal = 0, draft_rows = 0;
@@ -93,14 +88,14 @@ nlohmann::ordered_json summarize(const std::vector<Round>& rounds, int batch) {
     draft_rows += r.after.draft_rows - r.before.draft_rows;
   }
   nlohmann::ordered_json j;
-  j["tokens_per_s"] = median(tps);
-  j["ms_per_token"] = median(ms);
-  j["tokens_per_row_step"] = median(tokens_per_row_step);
-  j["forward_ms_per_step"] = median(forward_ms);
+  j["tokens_per_s"] = median_of_samples(tps);
+  j["ms_per_token"] = median_of_samples(ms);
+  j["tokens_per_row_step"] = median_of_samples(tokens_per_row_step);
+  j["forward_ms_per_step"] = median_of_samples(forward_ms);
   // The masks are filled on the mask thread during the forward pass; exposed is what the step
   // waited for them after it.
-  j["mask_ms_per_step"] = median(mask_ms);
-  j["exposed_mask_ms_per_step"] = median(exposed_ms);
+  j["mask_ms_per_step"] = median_of_samples(mask_ms);
+  j["exposed_mask_ms_per_step"] = median_of_samples(exposed_ms);
   if (drafted > 0) {
     j["drafted"] = drafted;
     j["accepted"] = accepted;

@@ -16,6 +16,12 @@ inline double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// The median (nearest rank) of unsorted samples.
+inline double median_of_samples(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return percentile(v, 50);
+}
+
 inline nlohmann::ordered_json summarize(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   double sum = 0;

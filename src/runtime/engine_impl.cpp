@@ -37,6 +37,18 @@ class BatchMaskProvider final : public runtime::MaskProvider {
   const std::vector<Request*>& rows_;
 };
 
+// A constrained row's OutputSession as the draft model's constraint (begin_draft already called).
+class SessionDraftConstraint final : public speculative::DraftConstraint {
+ public:
+  explicit SessionDraftConstraint(runtime::OutputSession& s) : s_(&s) {}
+  bool mask(uint32_t* words) override { return s_->draft_mask(words); }
+  bool accept(int32_t token) override { return s_->draft_accept(token); }
+  void end() { s_->end_draft(); }
+
+ private:
+  runtime::OutputSession* s_;
+};
+
 void validate_options(const RequestOptions& o) {
   const auto bad = [](const std::string& m) { return RequestError(RequestErrorKind::InvalidRequest, m); };
   const SamplingOptions& s = o.sampling;
@@ -461,13 +473,27 @@ void EngineImpl::propose_drafts() {
     }
   }
   if (draft_rows_.empty()) return;
+  // Constrained rows draft under their grammar, from the frontier past their forced tokens.
+  std::vector<SessionDraftConstraint> constraints;
+  constraints.reserve(draft_rows_.size());
+  for (size_t i = 0; i < draft_rows_.size(); ++i) {
+    runtime::OutputSession& session = *draft_requests_[i]->session;
+    if (!session.constrained()) continue;
+    if (!session.begin_draft(draft_rows_[i].pending)) {
+      draft_rows_[i].max_tokens = 0;
+      continue;
+    }
+    constraints.emplace_back(session);
+    draft_rows_[i].constraint = &constraints.back();
+  }
+  bool ok = true;
   try {
     draft_->propose(draft_rows_, draft_results_);
   } catch (const std::exception&) {
-    // A draft that cannot run (e.g. a context it cannot hold) only costs this step its drafts.
-    for (Request* r : draft_requests_) r->draft_q.clear();
-    return;
+    ok = false;  // a draft that cannot run (e.g. a context it cannot hold) only costs this step its drafts
   }
+  for (SessionDraftConstraint& c : constraints) c.end();
+  if (!ok) return;
   for (size_t i = 0; i < draft_requests_.size(); ++i) {
     Request& r = *draft_requests_[i];
     const speculative::DraftResult& res = draft_results_[i];

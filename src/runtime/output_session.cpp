@@ -86,6 +86,42 @@ std::string OutputSession::forced_bytes(size_t max_bytes) {
   return matcher_->forced_bytes(max_bytes);
 }
 
+bool OutputSession::begin_draft(std::span<const int32_t> pending) {
+  if (!matcher_) throw std::logic_error("begin_draft on an unconstrained session");
+  if (preview_open_ || draft_mark_) throw std::logic_error("begin_draft while a preview or a draft is open");
+  CpuSpan span(timing(&ConstraintReport::mask_cpu_s));
+  const auto mark = matcher_->mark();
+  for (int32_t t : pending) {
+    if (matcher_->terminated() || !matcher_->accept_token(t)) {
+      matcher_->rollback(mark);
+      return false;
+    }
+  }
+  draft_mark_ = mark;
+  return true;
+}
+
+bool OutputSession::draft_mask(uint32_t* words) {
+  if (!draft_mark_) throw std::logic_error("draft_mask without begin_draft");
+  CpuSpan span(timing(&ConstraintReport::mask_cpu_s));
+  if (matcher_->terminated()) return false;
+  matcher_->fill_mask(words);
+  ++report_.masked_positions;
+  return any_bit(words, matcher_->mask_words());
+}
+
+bool OutputSession::draft_accept(int32_t token) {
+  if (!draft_mark_) throw std::logic_error("draft_accept without begin_draft");
+  CpuSpan span(timing(&ConstraintReport::mask_cpu_s));
+  return !matcher_->terminated() && matcher_->accept_token(token);
+}
+
+void OutputSession::end_draft() {
+  if (!draft_mark_) return;
+  matcher_->rollback(*draft_mark_);
+  draft_mark_.reset();
+}
+
 std::string OutputSession::explain_dead_end() {
   if (!matcher_) return "";
   return grammar::explanation_summary(grammar::explain_next(*matcher_));

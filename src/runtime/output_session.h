@@ -61,6 +61,15 @@ class OutputSession {
   // unconstrained, when there is a choice, or when the output may end here).
   std::string forced_bytes(size_t max_bytes);
 
+  // Drafting under the constraint (a draft model's chain): from the committed frontier followed by
+  // `pending` (drafts already proposed), masks of the next draft and tentative accepts; end_draft()
+  // returns to the frontier. Like lookahead, never while a preview is open. begin_draft is false
+  // (and nothing is open) when a pending token is refused.
+  bool begin_draft(std::span<const int32_t> pending);
+  bool draft_mask(uint32_t* words);  // false: no legal token (or the language ended)
+  bool draft_accept(int32_t token);
+  void end_draft();
+
   PreviewOutcome preview(std::span<const int32_t> produced, int budget_left);
   void commit();
   void discard();
@@ -98,6 +107,7 @@ class OutputSession {
   bool ignore_eos_ = false;
   Utf8StreamDecoder decoder_;
   std::string published_;
+  std::optional<grammar::Matcher::Checkpoint> draft_mark_;  // set between begin_draft and end_draft
   // Preview state, confirmed by commit.
   bool preview_open_ = false;
   std::string preview_held_;

@@ -66,7 +66,12 @@ void DraftModelProposer::propose(std::span<const DraftRow> rows, std::vector<Dra
       std::vector<int32_t>& held = held_[static_cast<size_t>(r.slot)];
       held.insert(held.end(), feed[i].begin(), feed[i].end());
       const std::span<const float> l(logits_.data() + g * static_cast<size_t>(width), static_cast<size_t>(width));
-      const ops::MaskRow all{nullptr, domain_size_};
+      ops::MaskRow all{nullptr, domain_size_};
+      if (r.constraint) {
+        mask_.resize(static_cast<size_t>(domain_size_ + 31) / 32);
+        if (!r.constraint->mask(mask_.data())) continue;  // nothing legal follows: the chain ends here
+        all.words = mask_.data();
+      }
       const uint64_t position = r.position + static_cast<uint64_t>(res.tokens.size());
       int32_t token = -1;
       if (mode_ == DraftQMode::Sparse16 && r.params.temperature > 0.0f) {
@@ -92,6 +97,11 @@ void DraftModelProposer::propose(std::span<const DraftRow> rows, std::vector<Dra
       }
       if (token < 0) {  // NaN / inf logits: no draft from here; the row decodes plainly
         res.stopped_on_non_finite = true;
+        continue;
+      }
+      if (r.constraint && !r.constraint->accept(token)) {
+        res.q_tokens.pop_back();
+        res.q_probs.pop_back();
         continue;
       }
       res.tokens.push_back(token);

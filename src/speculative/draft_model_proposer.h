@@ -21,6 +21,18 @@ namespace ninfer::speculative {
 
 enum class DraftQMode { OneHot, Sparse16 };
 
+// A constrained row's grammar along its draft chain: the draft picks only legal tokens, so that its
+// drafts can be accepted at all (the target verifies each one with the same mask). Implemented over
+// the row's OutputSession by the Engine; the chain starts after the row's pending drafts.
+class DraftConstraint {
+ public:
+  virtual ~DraftConstraint() = default;
+  // The legal next tokens after the chain drafted so far; false when there is none.
+  virtual bool mask(uint32_t* words) = 0;
+  // Appends a drafted token to the chain; false when it is refused.
+  virtual bool accept(int32_t token) = 0;
+};
+
 // One row's request for drafts.
 struct DraftRow {
   int slot = 0;                       // the draft model's slot (the target row's slot index)
@@ -31,6 +43,7 @@ struct DraftRow {
   ops::SamplingParams params;         // the request's (Sparse16 samples at its temperature)
   uint64_t seed = 0;
   uint64_t position = 0;              // logical output position of the first draft
+  DraftConstraint* constraint = nullptr;  // constrained rows: draft only legal tokens
 };
 
 // A row's drafts and, for Sparse16, the q of each (one-hot entries have no tokens).
@@ -58,6 +71,7 @@ class DraftModelProposer {
   int32_t domain_size_;
   std::vector<std::vector<int32_t>> held_;  // per slot: the tokens whose KV the draft holds
   std::vector<float> logits_;
+  std::vector<uint32_t> mask_;
   ops::SparseDistribution q_;
 };
 

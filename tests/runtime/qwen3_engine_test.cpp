@@ -26,13 +26,18 @@ std::shared_ptr<const models::qwen3::Qwen3Weights> weights(DType dtype) {
   return models::testing::make_random_qwen3_weights(c, o);
 }
 
-std::unique_ptr<EngineImpl> engine(std::shared_ptr<const models::qwen3::Qwen3Weights> w, bool cache, int step,
-                                   int while_decoding, SpeculativeMethod speculative = SpeculativeMethod::None) {
+std::shared_ptr<models::qwen3::Qwen3Model> model(std::shared_ptr<const models::qwen3::Qwen3Weights> w) {
   models::qwen3::Qwen3ModelOptions mo;
   mo.slots = 4;
   mo.max_context = 1024;
   mo.threads = 2;
   mo.tokenizer = testing::qwen3_tokenizer();
+  return std::make_shared<models::qwen3::Qwen3Model>(std::move(w), mo);
+}
+
+std::unique_ptr<EngineImpl> engine(std::shared_ptr<const models::qwen3::Qwen3Weights> w, bool cache, int step,
+                                   int while_decoding, SpeculativeMethod speculative = SpeculativeMethod::None,
+                                   std::shared_ptr<models::LanguageModel> draft = nullptr) {
   EngineOptions o;
   o.max_batch_rows = 4;
   o.max_context = 1024;
@@ -41,7 +46,8 @@ std::unique_ptr<EngineImpl> engine(std::shared_ptr<const models::qwen3::Qwen3Wei
   o.prefix_cache_bytes = cache ? (size_t(64) << 20) : 0;
   o.prefix_cache_block_tokens = 16;
   o.speculative = speculative;
-  return std::make_unique<EngineImpl>(std::make_shared<models::qwen3::Qwen3Model>(std::move(w), mo), o);
+  if (speculative == SpeculativeMethod::Draft) o.max_draft_tokens = 3;
+  return std::make_unique<EngineImpl>(model(std::move(w)), o, runtime::ModelChatTemplates{}, std::move(draft));
 }
 
 PreparedPrompt prompt(int n, int32_t first) {
@@ -144,23 +150,11 @@ TEST_P(Qwen3EngineDtype, SpeculativeGreedyOutputIsPlainDecodings) {
 TEST_P(Qwen3EngineDtype, TheTargetAsItsOwnDraftModelHasEveryGreedyDraftAccepted) {
   const auto w = weights(GetParam());
   auto plain = engine(w, false, 512, 512);
-  models::qwen3::Qwen3ModelOptions mo;
-  mo.slots = 4;
-  mo.max_context = 1024;
-  mo.threads = 2;
-  mo.tokenizer = testing::qwen3_tokenizer();
-  EngineOptions o;
-  o.max_batch_rows = 4;
-  o.max_context = 1024;
-  o.prefix_cache_bytes = 0;
-  o.speculative = SpeculativeMethod::Draft;
-  o.max_draft_tokens = 3;
-  EngineImpl drafted(std::make_shared<models::qwen3::Qwen3Model>(w, mo), o, runtime::ModelChatTemplates{},
-                     std::make_shared<models::qwen3::Qwen3Model>(w, mo));
+  auto drafted = engine(w, false, 512, 512, SpeculativeMethod::Draft, model(w));
   RequestOptions free_text = options(0.0f, 3);
   free_text.max_tokens = 20;
   const GenerationResult want = plain->submit(prompt(9, 5), free_text).wait();
-  const GenerationResult got = drafted.submit(prompt(9, 5), free_text).wait();
+  const GenerationResult got = drafted->submit(prompt(9, 5), free_text).wait();
   EXPECT_EQ(got.tokens, want.tokens);
   EXPECT_GT(got.drafts.drafted, 10u);
   EXPECT_EQ(got.drafts.accepted, got.drafts.drafted);

@@ -230,12 +230,17 @@ TEST(SpeculativeDraftModel, TheTargetAsItsOwnDraftHasEveryGreedyDraftAccepted) {
   EXPECT_EQ(got.tokens, want.tokens);
   EXPECT_GT(got.drafts.drafted, 20u);
   EXPECT_EQ(got.drafts.accepted, got.drafts.drafted);
-  // Constrained: the draft is unconstrained, so a draft can be illegal, but the output is still plain's.
+  // Constrained: the draft drafts under the row's grammar, so no draft is ever illegal, and the
+  // output is plain's.
+  uint64_t drafted = 0;
   for (const Case& c : cases()) {
     const GenerationResult w = run(*plain, c, 40);
     const GenerationResult g = run(*s.engine, c, 40);
     EXPECT_EQ(g.tokens, w.tokens) << c.name;
+    EXPECT_EQ(g.drafts.illegal, 0u) << c.name;
+    drafted += g.drafts.drafted;
   }
+  EXPECT_GT(drafted, 50u);
 }
 
 // Sparse q at temperature 1 with the target's own top-16: q is exactly the target's p, so every draft
