@@ -433,12 +433,26 @@ void EngineImpl::admit() {
 void EngineImpl::propose_drafts() {
   draft_rows_.clear();
   draft_requests_.clear();
+  // Steps without drafts now and then keep the plain step's cost current (every kPlainEvery steps,
+  // and whenever chunked prefill asks for a decode-only step), so that a draft position's cost is
+  // measured against it.
+  constexpr int kPlainEvery = 16;
+  const bool plain_step = steps_since_plain_ >= kPlainEvery || steps_since_decode_only_ >= 8;
+  int decoding = 0;
+  for (const auto& owner : active_) decoding += owner->prefilled;
   for (const auto& owner : active_) {
     Request& r = *owner;
     r.drafts.clear();
     r.draft_q.clear();
     r.forced_drafts = 0;
-    if (!r.prefilled || r.draft_length.max == 0) continue;
+    if (!r.prefilled || r.draft_length.max == 0 || plain_step) continue;
+    // A draft position is worth its cost when the tokens it is expected to save (the row's
+    // acceptance rate times its share of a plain step) outweigh what it adds to the step. On a
+    // memory-bound forward (one row on a CPU) positions are nearly free; where the forward is
+    // compute-bound (several rows) they cost as much as the rows themselves.
+    if (options_.draft_cost_check && decode_step_s_ > 0 && draft_position_s_ > 0 &&
+        r.draft_length.accept_rate * decode_step_s_ / decoding < draft_position_s_)
+      continue;
     const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
     const int positions_left = max_context_ - model_->slot_length(r.slot);
     const int limit = r.draft_length.limit(tokens_left, positions_left);
@@ -525,19 +539,28 @@ int EngineImpl::prompt_budget(int decoding) const {
   return std::min(step, chunk);
 }
 
-void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions) {
+void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions, uint64_t draft_positions) {
   constexpr double kWeight = 0.25;  // of the newest step
   auto average = [](double& avg, double sample) { avg = avg == 0 ? sample : avg + kWeight * (sample - avg); };
   if (prompt_positions == 0) {
-    if (decoding > 0) {
+    if (decoding > 0 && draft_positions == 0) {
       average(decode_step_s_, forward_s);
       steps_since_decode_only_ = 0;
+      steps_since_plain_ = 0;
+    } else if (decoding > 0) {
+      // Verified drafts: their share is what the step took beyond a plain decode step.
+      ++steps_since_plain_;
+      if (decode_step_s_ > 0)
+        average(draft_position_s_, std::max(forward_s - decode_step_s_, 0.0) / static_cast<double>(draft_positions));
     }
     return;
   }
   ++steps_since_decode_only_;
-  // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step.
-  const double prompt_s = decoding > 0 && decode_step_s_ > 0 ? forward_s - decode_step_s_ : forward_s;
+  // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step (and
+  // beyond its verified drafts).
+  const double prompt_s = decoding > 0 && decode_step_s_ > 0
+                              ? forward_s - decode_step_s_ - static_cast<double>(draft_positions) * draft_position_s_
+                              : forward_s;
   if (prompt_s > 0) average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
 }
 
@@ -657,6 +680,7 @@ void EngineImpl::step() {
         const int model_accepted = std::max(rr.drafts_accepted - r.forced_drafts, 0);
         r.draft_length.learn(model_drafted, model_accepted);
         r.draft_length.learn_model(model_drafted, model_accepted);
+        r.draft_length.learn_rate(rr.drafted, accepted_drafts);
       }
       continue;
     }
@@ -673,7 +697,7 @@ void EngineImpl::step() {
     }
   }
   if (stored) publish_prefix_cache_stats();
-  learn_step_costs(forward_s, decoding, prompt_tokens);
+  learn_step_costs(forward_s, decoding, prompt_tokens, static_cast<uint64_t>(drafted));
   {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.steps;

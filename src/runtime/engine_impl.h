@@ -71,6 +71,10 @@ class EngineImpl {
   // sizing prompt chunks beside decoding rows; 0 = not measured yet).
   double decode_step_s_ = 0, prompt_position_s_ = 0;
   int steps_since_decode_only_ = 0;  // steps with prompt positions since decode_step_s_ last learned
+  // Speculative decoding: the moving average of what one verified draft position adds to a step,
+  // and the steps with drafts since a step without them (decode_step_s_ learns only from those).
+  double draft_position_s_ = 0;
+  int steps_since_plain_ = 16;  // the first decode step is plain: it measures the plain step
   std::thread worker_;
 
   mutable std::mutex stats_mu_;
@@ -92,7 +96,7 @@ class EngineImpl {
   std::vector<speculative::DraftRow> draft_rows_;
   std::vector<runtime::Request*> draft_requests_;
   std::vector<speculative::DraftResult> draft_results_;
-  void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions);
+  void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions, uint64_t draft_positions);
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});
 };

@@ -30,6 +30,13 @@ struct DraftLength {
     current = accepted == drafted ? std::min(max, current + 1) : std::clamp(accepted + 1, 1, max);
   }
 
+  // The row's drafts' acceptance rate (moving average per verification, all drafts counted): what
+  // a draft position is expected to save, against what it costs (the Engine's cost check).
+  double accept_rate = 0.5;
+  void learn_rate(int drafted, int accepted) {
+    if (drafted > 0) accept_rate += 0.25 * (static_cast<double>(accepted) / drafted - accept_rate);
+  }
+
   // The model proposer's back-off (n-gram, draft model; forced tokens cost no forward and always
   // go): after `misses` verifications in a row that accepted none of its drafts, it sits out
   // 2^(misses-2) steps (at most 64), so a proposer that keeps guessing wrong costs little.

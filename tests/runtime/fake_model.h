@@ -35,6 +35,7 @@ class FakeModel final : public models::LanguageModel {
   void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
     size_t out = 0;
     ++forward_calls;
+    if (delay_per_step.count() > 0) std::this_thread::sleep_for(delay_per_step);
     if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0) {
       size_t positions = 0, context = 0;
       for (const models::ForwardRow& r : rows) {
@@ -84,8 +85,10 @@ class FakeModel final : public models::LanguageModel {
   float nan_at_position = -1;
   int forward_calls = 0;
   bool exports_kv = false;
-  // A forward pass that takes time in proportion to its positions (for chunk sizing by cost).
+  // A forward pass that takes time in proportion to its positions (for chunk sizing by cost), and a
+  // fixed time per forward (a memory-bound pass that reads its weights once whatever its positions).
   std::chrono::microseconds delay_per_position{0};
+  std::chrono::microseconds delay_per_step{0};
   // And, for a row that samples (a decoding row), for every position already in its slot: its
   // attention's share, so that decode steps grow dearer as the contexts grow.
   std::chrono::microseconds delay_per_context_position{0};

@@ -24,6 +24,7 @@ std::unique_ptr<EngineImpl> make_engine(SpeculativeMethod method, int k = 4, int
   o.max_context = max_context;
   o.speculative = method;
   o.max_draft_tokens = k;
+  o.draft_cost_check = false;  // these tests check what drafting does, not when it pays
   return std::make_unique<EngineImpl>(std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), rows, max_context), o);
 }
 
@@ -215,6 +216,7 @@ DraftSetup draft_engine(DraftDistribution q, int k = 4) {
   o.speculative = SpeculativeMethod::Draft;
   o.max_draft_tokens = k;
   o.draft_q = q;
+  o.draft_cost_check = false;
   s.engine = std::make_unique<EngineImpl>(s.target, o, runtime::ModelChatTemplates{}, s.draft);
   return s;
 }
@@ -290,6 +292,57 @@ TEST(SpeculativeDraftModel, AMissingOrMismatchedDraftIsRefusedAtStart) {
   bad.model = "/nonexistent/target";
   bad.draft_model = "/nonexistent/draft";
   EXPECT_THROW(Engine{bad}, std::exception);  // the target fails first; its error names it
+}
+
+}  // namespace
+}  // namespace ninfer
+
+namespace ninfer {
+namespace {
+
+// When drafting pays: a forward whose time grows with every position (compute-bound) makes a draft
+// position cost as much as the row it would save a step of, so the rows stop drafting; one with a
+// fixed cost per pass (memory-bound) makes positions nearly free, so they keep drafting.
+uint64_t verification_rows(std::chrono::microseconds per_step, std::chrono::microseconds per_position, int rows,
+                           uint64_t& rows_decoded) {
+  auto model = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), rows, 512);
+  model->delay_per_step = per_step;
+  model->delay_per_position = per_position;
+  EngineOptions o;
+  o.max_batch_rows = rows;
+  o.max_context = 512;
+  o.speculative = SpeculativeMethod::Grammar;
+  o.max_draft_tokens = 4;
+  EngineImpl e(model, o);
+  const std::string text = "the quick brown fox jumps over the lazy dog and then runs far away into the woods";
+  e.hold_admission(true);
+  std::vector<RequestHandle> hs;
+  for (int i = 0; i < rows; ++i) {
+    PromptInput in;
+    in.text = "Say:";
+    RequestOptions ro;
+    ro.constraint = OutputConstraint::choice({text});
+    ro.max_tokens = 64;
+    ro.sampling.temperature = 0;
+    hs.push_back(e.submit(e.prepare(in), ro));
+  }
+  e.hold_admission(false);
+  for (auto& h : hs) EXPECT_EQ(h.wait().text, text);
+  rows_decoded = e.stats().rows_decoded;
+  return e.stats().draft_rows;
+}
+
+TEST(SpeculativeEngine, RowsStopDraftingWhereADraftPositionCostsAsMuchAsARow) {
+  uint64_t decoded = 0;
+  const uint64_t verifying = verification_rows(std::chrono::microseconds(0), std::chrono::microseconds(3000), 4, decoded);
+  // The first decode step is plain and the next ones measure a draft position: after that, none.
+  EXPECT_LT(verifying, decoded / 3) << verifying << " of " << decoded;
+}
+
+TEST(SpeculativeEngine, RowsKeepDraftingWhereDraftPositionsAreNearlyFree) {
+  uint64_t decoded = 0;
+  const uint64_t verifying = verification_rows(std::chrono::microseconds(20000), std::chrono::microseconds(50), 1, decoded);
+  EXPECT_GT(verifying, decoded / 2) << verifying << " of " << decoded;
 }
 
 }  // namespace
