@@ -257,6 +257,9 @@ struct EngineStats {
   uint64_t prefix_cache_blocks = 0, prefix_cache_bytes = 0;
   // Speculative decoding: drafts verified, accepted, rejected by the mask, and rows that carried drafts.
   uint64_t draft_tokens = 0, draft_tokens_accepted = 0, draft_tokens_illegal = 0, draft_rows = 0;
+  // The costs the engine has measured (moving averages, seconds): a plain decode step, and what one
+  // verified draft position adds to a step (the draft cost check weighs them).
+  double decode_step_cost_s = 0, draft_position_cost_s = 0;
   // Cumulative wall seconds: model forward, mask fill (lookahead included; on the mask thread, while
   // the forward runs), the part of the mask fill the worker waited for after the forward (exposed),
   // sampling and verification, and preview + commit + publish.

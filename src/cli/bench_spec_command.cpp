@@ -122,6 +122,9 @@ nlohmann::ordered_json run_mode(Engine& engine, const PreparedPrompt& prompt, co
   }
   nlohmann::ordered_json j;
   j["plain"] = summarize(plain, a.batch);
+  const EngineStats end = engine.stats();
+  j["measured_costs_ms"] = {{"decode_step", 1e3 * end.decode_step_cost_s},
+                            {"draft_position", 1e3 * end.draft_position_cost_s}};
   j["speculative"] = summarize(spec, a.batch);
   j["speedup"] = j["speculative"]["tokens_per_s"].get<double>() / j["plain"]["tokens_per_s"].get<double>();
   // At temperature 0 speculative decoding must give plain decoding's tokens (same seeds otherwise
@@ -152,6 +155,7 @@ int run_spec(const SpecArgs& a) {
     out["tokens_per_row"] = a.tokens;
     out["draft_tokens"] = eo.max_draft_tokens == 0 ? 4 : eo.max_draft_tokens;
     out["adaptive_draft_tokens"] = eo.adaptive_draft_tokens;
+    out["draft_cost_check"] = eo.draft_cost_check;
     out["temperature"] = a.temperature;
     out["repeats"] = a.repeats;
     out["constraint"] = has_constraint(a.constraint) ? constraint_kind_name(c->kind()) : "default_schema";

@@ -451,7 +451,7 @@ void EngineImpl::propose_drafts() {
     // memory-bound forward (one row on a CPU) positions are nearly free; where the forward is
     // compute-bound (several rows) they cost as much as the rows themselves.
     if (options_.draft_cost_check && decode_step_s_ > 0 && draft_position_s_ > 0 &&
-        r.draft_length.accept_rate * decode_step_s_ / decoding < draft_position_s_)
+        !r.draft_length.passes_cost_check(r.draft_length.accept_rate * decode_step_s_ / decoding >= draft_position_s_))
       continue;
     const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
     const int positions_left = max_context_ - model_->slot_length(r.slot);
@@ -550,8 +550,11 @@ void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t promp
     } else if (decoding > 0) {
       // Verified drafts: their share is what the step took beyond a plain decode step.
       ++steps_since_plain_;
+      // A sample is at most a whole plain step per position (a hiccup of the machine must not
+      // make positions look dearer than rows).
       if (decode_step_s_ > 0)
-        average(draft_position_s_, std::max(forward_s - decode_step_s_, 0.0) / static_cast<double>(draft_positions));
+        average(draft_position_s_, std::clamp((forward_s - decode_step_s_) / static_cast<double>(draft_positions), 0.0,
+                                              decode_step_s_));
     }
     return;
   }
@@ -708,6 +711,8 @@ void EngineImpl::step() {
     stats_.draft_tokens_accepted += step_drafts.accepted;
     stats_.draft_tokens_illegal += step_drafts.illegal;
     stats_.draft_rows += step_drafts.steps;
+    stats_.decode_step_cost_s = decode_step_s_;
+    stats_.draft_position_cost_s = draft_position_s_;
     if (any_constrained) ++stats_.provider_calls;
     for (size_t i = 0; i < rows.size(); ++i) stats_.constrained_rows += batch[i].sample && rows[i]->session->constrained();
   }

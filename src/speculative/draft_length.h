@@ -36,6 +36,18 @@ struct DraftLength {
   void learn_rate(int drafted, int accepted) {
     if (drafted > 0) accept_rate += 0.25 * (static_cast<double>(accepted) / drafted - accept_rate);
   }
+  // Whether the cost check lets the row draft this step. A row held back drafts anyway every
+  // kCostProbeEvery steps, so that its rate and the position cost are measured again (a noisy
+  // step must not switch drafting off for good).
+  static constexpr int kCostProbeEvery = 8;
+  int held_back = 0;
+  bool passes_cost_check(bool worth_it) {
+    if (worth_it || ++held_back >= kCostProbeEvery) {
+      held_back = 0;
+      return true;
+    }
+    return false;
+  }
 
   // The model proposer's back-off (n-gram, draft model; forced tokens cost no forward and always
   // go): after `misses` verifications in a row that accepted none of its drafts, it sits out

@@ -88,6 +88,19 @@ TEST(DraftLength, AdaptsToAcceptanceWithinTheBudgetAndContext) {
   EXPECT_EQ(fixed.next(100, 100), 4);
 }
 
+TEST(DraftLength, ARowHeldBackByTheCostCheckStillProbesNowAndThen) {
+  DraftLength d{4, true, 4};
+  int drafted = 0;
+  for (int step = 0; step < 4 * DraftLength::kCostProbeEvery; ++step) drafted += d.passes_cost_check(false);
+  EXPECT_EQ(drafted, 4);
+  EXPECT_TRUE(d.passes_cost_check(true));
+  d.learn_rate(4, 4);
+  EXPECT_GT(d.accept_rate, 0.5);
+  d.learn_rate(4, 0);
+  d.learn_rate(4, 0);
+  EXPECT_LT(d.accept_rate, 0.5);
+}
+
 TEST(DraftLength, AModelProposerThatKeepsMissingSitsOutLongerAndLonger) {
   DraftLength d{4, true, 4};
   auto sat_out = [&] {
