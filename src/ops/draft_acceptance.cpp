@@ -15,11 +15,11 @@ struct Weighted {
 // Per-thread scratch (no allocation once warm, as in sampling.cpp).
 struct Scratch {
   SparseDistribution p;
-  std::vector<Weighted> q;  // q normalised, sorted by id
+  std::vector<Weighted> q;  // q normalised, sorted by id (looked up by binary search)
 };
 thread_local Scratch scratch;
 
-// q normalised and sorted by id, so that the residual walks it beside p's ascending ids.
+// q normalised and sorted by id.
 const std::vector<Weighted>& normalised_q(const DraftQ& q, int32_t draft) {
   std::vector<Weighted>& out = scratch.q;
   out.clear();
@@ -74,16 +74,9 @@ DraftVerdict verify_draft(const SparseDistribution& p, int32_t draft, const Draf
     return v;
   }
 
-  // Rejected: draw from max(0, p - q) in ascending id order (q's ids are sorted beside p's).
+  // Rejected: draw from max(0, p - q) in ascending id order.
+  auto residual = [&](size_t j) { return std::max(0.0, p.probs[j] / p_total - weight_of(qn, p.tokens[j])); };
   double residual_total = 0;
-  size_t qi = 0;
-  auto residual = [&](size_t j) {
-    const int32_t t = p.tokens[j];
-    while (qi < qn.size() && qn[qi].token < t) ++qi;
-    double qt = 0;
-    for (size_t k = qi; k < qn.size() && qn[k].token == t; ++k) qt += qn[k].weight;
-    return std::max(0.0, p.probs[j] / p_total - qt);
-  };
   for (size_t j = 0; j < p.tokens.size(); ++j) residual_total += residual(j);
   const double u2 = rng_uniform(RngKey{seed, position, RngPurpose::SpecResidual});
   // p = q to rounding leaves no residual mass; the rejection itself then had probability ~0, and p
@@ -91,7 +84,6 @@ DraftVerdict verify_draft(const SparseDistribution& p, int32_t draft, const Draf
   const bool from_p = !(residual_total > 1e-12);
   const double target = u2 * (from_p ? 1.0 : residual_total);
   double running = 0;
-  qi = 0;
   int32_t last = p.tokens.back();
   for (size_t j = 0; j < p.tokens.size(); ++j) {
     const double w = from_p ? p.probs[j] / p_total : residual(j);

@@ -77,6 +77,10 @@ void check_prompt_tokens(std::span<const int32_t> tokens, int32_t vocab_size) {
       throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
 }
 
+// Every kDecodeOnlyEvery steps with a prompt chunk, one step decodes alone (no chunk, no drafts), to
+// measure a decode-only step again (see prompt_budget).
+constexpr int kDecodeOnlyEvery = 8;
+
 ops::SamplingParams sampling_params(const SamplingOptions& s) {
   ops::SamplingParams p;
   p.temperature = s.temperature;
@@ -437,7 +441,7 @@ void EngineImpl::propose_drafts() {
   // and whenever chunked prefill asks for a decode-only step), so that a draft position's cost is
   // measured against it.
   constexpr int kPlainEvery = 16;
-  const bool plain_step = steps_since_plain_ >= kPlainEvery || steps_since_decode_only_ >= 8;
+  const bool plain_step = steps_since_plain_ >= kPlainEvery || steps_since_decode_only_ >= kDecodeOnlyEvery;
   int decoding = 0;
   for (const auto& owner : active_) decoding += owner->prefilled;
   for (const auto& owner : active_) {
@@ -527,7 +531,6 @@ int EngineImpl::prompt_budget(int decoding) const {
   // that growth to the prompt's positions, which shrinks the next chunk, which charges the growth to
   // fewer positions... down to one position a step (a 4,096-token prompt beside 4 streams took
   // minutes per hundred tokens).
-  constexpr int kDecodeOnlyEvery = 8;
   const int step = options_.max_step_tokens - decoding;
   if (decoding == 0) return step;
   if (options_.max_decode_slowdown > 0 && steps_since_decode_only_ >= kDecodeOnlyEvery) return 0;
@@ -669,15 +672,12 @@ void EngineImpl::step() {
       if (rr.drafted > 0 && rr.kind == runtime::RowResultKind::Produced) {
         // Drafts the committed prefix holds (a stop inside the chain commits fewer).
         const int accepted_drafts = std::min(rr.drafts_accepted, accepted[i]);
-        DraftCounts& c = r.draft_counts;
-        c.drafted += static_cast<uint64_t>(rr.drafted);
-        c.accepted += static_cast<uint64_t>(accepted_drafts);
-        c.illegal += rr.draft_illegal;
-        ++c.steps;
-        step_drafts.drafted += static_cast<uint64_t>(rr.drafted);
-        step_drafts.accepted += static_cast<uint64_t>(accepted_drafts);
-        step_drafts.illegal += rr.draft_illegal;
-        ++step_drafts.steps;
+        for (DraftCounts* c : {&r.draft_counts, &step_drafts}) {
+          c->drafted += static_cast<uint64_t>(rr.drafted);
+          c->accepted += static_cast<uint64_t>(accepted_drafts);
+          c->illegal += rr.draft_illegal;
+          ++c->steps;
+        }
         // The adaptive length and the back-off follow the model proposer's drafts (after the forced ones).
         const int model_drafted = rr.drafted - r.forced_drafts;
         const int model_accepted = std::max(rr.drafts_accepted - r.forced_drafts, 0);
