@@ -257,9 +257,12 @@ struct EngineStats {
   uint64_t prefix_cache_blocks = 0, prefix_cache_bytes = 0;
   // Speculative decoding: drafts verified, accepted, rejected by the mask, and rows that carried drafts.
   uint64_t draft_tokens = 0, draft_tokens_accepted = 0, draft_tokens_illegal = 0, draft_rows = 0;
-  // The costs the engine has measured (moving averages, seconds): a plain decode step, and what one
-  // verified draft position adds to a step (the draft cost check weighs them).
+  // The costs the engine has measured (moving averages, seconds): a decode step of the current rows
+  // without drafts, what one verified draft position added to the latest step with drafts, and the
+  // forward of a decode step by its positions (index = rows + drafts; 0 = not measured), which the
+  // draft cost check weighs drafts against.
   double decode_step_cost_s = 0, draft_position_cost_s = 0;
+  std::vector<double> step_cost_s;
   // Cumulative wall seconds: model forward, mask fill (lookahead included; on the mask thread, while
   // the forward runs), the part of the mask fill the worker waited for after the forward (exposed),
   // sampling and verification, and preview + commit + publish.

@@ -71,11 +71,10 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const SpecArgs& a,
 }
 
 nlohmann::ordered_json summarize(const std::vector<Round>& rounds, int batch) {
-  std::vector<double> tps, ms, mask_ms, exposed_ms, forward_ms, tokens_per_row_step;
+  std::vector<double> tps, mask_ms, exposed_ms, forward_ms, tokens_per_row_step;
   uint64_t drafted = 0, accepted = 0, illegal = 0, draft_rows = 0;
   for (const Round& r : rounds) {
     tps.push_back(r.tokens / r.wall_s);
-    ms.push_back(1e3 * r.wall_s * batch / std::max<double>(1.0, double(r.tokens)));
     const double steps = std::max<double>(1.0, double(r.after.steps - r.before.steps));
     mask_ms.push_back(1e3 * (r.after.mask_s - r.before.mask_s) / steps);
     exposed_ms.push_back(1e3 * (r.after.mask_exposed_s - r.before.mask_exposed_s) / steps);
@@ -89,7 +88,7 @@ nlohmann::ordered_json summarize(const std::vector<Round>& rounds, int batch) {
   }
   nlohmann::ordered_json j;
   j["tokens_per_s"] = median_of_samples(tps);
-  j["ms_per_token"] = median_of_samples(ms);
+  j["ms_per_token"] = 1e3 * batch / j["tokens_per_s"].get<double>();  // of the same median round
   j["tokens_per_row_step"] = median_of_samples(tokens_per_row_step);
   j["forward_ms_per_step"] = median_of_samples(forward_ms);
   // The masks are filled on the mask thread during the forward pass; exposed is what the step
@@ -125,6 +124,11 @@ nlohmann::ordered_json run_mode(Engine& engine, const PreparedPrompt& prompt, co
   const EngineStats end = engine.stats();
   j["measured_costs_ms"] = {{"decode_step", 1e3 * end.decode_step_cost_s},
                             {"draft_position", 1e3 * end.draft_position_cost_s}};
+  // The forward by a decode step's positions, as the draft cost check sees it.
+  nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
+  for (size_t n = 1; n < end.step_cost_s.size(); ++n)
+    if (end.step_cost_s[n] > 0) shapes[std::to_string(n)] = 1e3 * end.step_cost_s[n];
+  j["step_cost_ms_by_positions"] = shapes;
   j["speculative"] = summarize(spec, a.batch);
   j["speedup"] = j["speculative"]["tokens_per_s"].get<double>() / j["plain"]["tokens_per_s"].get<double>();
   // At temperature 0 speculative decoding must give plain decoding's tokens (same seeds otherwise

@@ -77,7 +77,7 @@ void check_prompt_tokens(std::span<const int32_t> tokens, int32_t vocab_size) {
       throw RequestError(RequestErrorKind::InvalidRequest, "prompt token " + std::to_string(t) + " is out of range");
 }
 
-// Every kDecodeOnlyEvery steps with a prompt chunk, one step decodes alone (no chunk, no drafts), to
+// Every kDecodeOnlyEvery steps with a prompt chunk, one step decodes alone (no chunk), to
 // measure a decode-only step again (see prompt_budget).
 constexpr int kDecodeOnlyEvery = 8;
 
@@ -437,32 +437,24 @@ void EngineImpl::admit() {
 void EngineImpl::propose_drafts() {
   draft_rows_.clear();
   draft_requests_.clear();
-  // Steps without drafts now and then keep the plain step's cost current (every kPlainEvery steps,
-  // and whenever chunked prefill asks for a decode-only step), so that a draft position's cost is
-  // measured against it.
-  constexpr int kPlainEvery = 16;
-  const bool plain_step = steps_since_plain_ >= kPlainEvery || steps_since_decode_only_ >= kDecodeOnlyEvery;
+  // Each row's drafts on offer: the constraint's forced bytes first (every method, up to the
+  // limit), then the n-gram's (proposed now: they cost nothing) or the draft model's (counted now,
+  // proposed once the plan has chosen how many).
+  std::vector<Request*> offering;
+  std::vector<speculative::RowCandidates> candidates;
   int decoding = 0;
-  for (const auto& owner : active_) decoding += owner->prefilled;
   for (const auto& owner : active_) {
     Request& r = *owner;
     r.drafts.clear();
     r.draft_q.clear();
     r.forced_drafts = 0;
-    if (!r.prefilled || r.draft_length.max == 0 || plain_step) continue;
-    // A draft position is worth its cost when the tokens it is expected to save (the row's
-    // acceptance rate times its share of a plain step) outweigh what it adds to the step. On a
-    // memory-bound forward (one row on a CPU) positions are nearly free; where the forward is
-    // compute-bound (several rows) they cost as much as the rows themselves.
-    if (options_.draft_cost_check && decode_step_s_ > 0 && draft_position_s_ > 0 &&
-        !r.draft_length.passes_cost_check(r.draft_length.accept_rate * decode_step_s_ / decoding >= draft_position_s_))
-      continue;
+    if (!r.prefilled) continue;
+    ++decoding;
+    if (r.draft_length.max == 0) continue;
     const int tokens_left = r.options.max_tokens - static_cast<int>(r.generated.size());
     const int positions_left = max_context_ - model_->slot_length(r.slot);
     const int limit = r.draft_length.limit(tokens_left, positions_left);
     if (limit <= 0) continue;
-    // The constraint's forced bytes first (every method, up to the limit), then the n-gram's or the
-    // draft model's within the row's adaptive length.
     if (r.session->constrained()) {
       constexpr size_t kForcedBytes = 256;  // far more than K tokens of any tokenizer
       speculative::propose_forced(*tok_, r.session->forced_bytes(kForcedBytes), limit, r.drafts);
@@ -470,25 +462,53 @@ void EngineImpl::propose_drafts() {
     r.forced_drafts = static_cast<int>(r.drafts.size());
     const int k = std::max(r.draft_length.next(tokens_left, positions_left), r.forced_drafts);
     const int more = k - static_cast<int>(r.drafts.size());
-    if (more <= 0 || options_.speculative == SpeculativeMethod::Grammar || !r.draft_length.model_drafts_now()) continue;
-    if (options_.speculative == SpeculativeMethod::NGram) {
-      ngram_scratch_.clear();
-      speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
-                                 speculative::NGramOptions{options_.ngram_max, options_.ngram_min}, ngram_scratch_);
-      r.drafts.insert(r.drafts.end(), ngram_scratch_.begin(), ngram_scratch_.end());
-    } else if (draft_) {
-      speculative::DraftRow d;
-      d.slot = r.slot;
-      d.prompt = r.prompt;
-      d.generated = r.generated;
-      d.pending = r.drafts;
-      d.max_tokens = more;
-      d.params = sampling_params(r.options.sampling);
-      d.seed = r.seed;
-      d.position = r.generated.size() + r.drafts.size();
-      draft_rows_.push_back(d);
-      draft_requests_.push_back(&r);
+    int model_drafts = 0;
+    if (more > 0 && options_.speculative != SpeculativeMethod::Grammar && r.draft_length.model_drafts_now()) {
+      if (options_.speculative == SpeculativeMethod::NGram) {
+        ngram_scratch_.clear();
+        speculative::propose_ngram(r.prompt, r.generated, r.drafts, more,
+                                   speculative::NGramOptions{options_.ngram_max, options_.ngram_min}, ngram_scratch_);
+        r.drafts.insert(r.drafts.end(), ngram_scratch_.begin(), ngram_scratch_.end());
+      } else if (draft_) {
+        model_drafts = more;
+      }
     }
+    const int ready = static_cast<int>(r.drafts.size());
+    if (ready + model_drafts == 0) continue;
+    offering.push_back(&r);
+    candidates.push_back({ready + model_drafts, ready, r.draft_length.accept_probability(), r.draft_length.probe_due()});
+  }
+  if (offering.empty()) return;
+
+  // The plan: how many of its drafts each row verifies. Every kExploreEvery steps it takes one
+  // draft more, or one fewer, than the best, so that the shapes around the best stay measured.
+  std::vector<int> plan(candidates.size());
+  if (options_.draft_cost_check) {
+    constexpr uint64_t kExploreEvery = 16;
+    ++plan_steps_;
+    const int explore = plan_steps_ % kExploreEvery != 0 ? 0 : (plan_steps_ / kExploreEvery) % 2 ? 1 : -1;
+    plan = speculative::plan_drafts(candidates, {&step_costs_, decoding, draft_round_s_}, explore);
+  } else {
+    for (size_t i = 0; i < candidates.size(); ++i) plan[i] = candidates[i].available;
+  }
+  for (size_t i = 0; i < offering.size(); ++i) {
+    Request& r = *offering[i];
+    r.draft_length.planned(candidates[i].available, plan[i]);
+    const int ready = candidates[i].forced;
+    if (plan[i] < ready) r.drafts.resize(static_cast<size_t>(plan[i]));
+    r.forced_drafts = std::min(r.forced_drafts, plan[i]);
+    if (plan[i] <= ready) continue;
+    speculative::DraftRow d;
+    d.slot = r.slot;
+    d.prompt = r.prompt;
+    d.generated = r.generated;
+    d.pending = r.drafts;
+    d.max_tokens = plan[i] - ready;
+    d.params = sampling_params(r.options.sampling);
+    d.seed = r.seed;
+    d.position = r.generated.size() + r.drafts.size();
+    draft_rows_.push_back(d);
+    draft_requests_.push_back(&r);
   }
   if (draft_rows_.empty()) return;
   // Constrained rows draft under their grammar, from the frontier past their forced tokens.
@@ -505,10 +525,17 @@ void EngineImpl::propose_drafts() {
     draft_rows_[i].constraint = &constraints.back();
   }
   bool ok = true;
+  const Clock::time_point t0 = Clock::now();
   try {
     draft_->propose(draft_rows_, draft_results_);
   } catch (const std::exception&) {
     ok = false;  // a draft that cannot run (e.g. a context it cannot hold) only costs this step its drafts
+  }
+  int rounds = 0;
+  for (const speculative::DraftRow& d : draft_rows_) rounds = std::max(rounds, d.max_tokens);
+  if (ok && rounds > 0) {
+    const double round_s = std::chrono::duration<double>(Clock::now() - t0).count() / rounds;
+    draft_round_s_ = draft_round_s_ == 0 ? round_s : draft_round_s_ + 0.25 * (round_s - draft_round_s_);
   }
   for (SessionDraftConstraint& c : constraints) c.end();
   if (!ok) return;
@@ -535,39 +562,33 @@ int EngineImpl::prompt_budget(int decoding) const {
   if (decoding == 0) return step;
   if (options_.max_decode_slowdown > 0 && steps_since_decode_only_ >= kDecodeOnlyEvery) return 0;
   int chunk = options_.prefill_tokens_while_decoding;
-  if (options_.max_decode_slowdown > 0 && decode_step_s_ > 0 && prompt_position_s_ > 0) {
-    const double fits = (options_.max_decode_slowdown - 1.0) * decode_step_s_ / prompt_position_s_;
+  const double decode_step_s = step_costs_.estimate(decoding);
+  if (options_.max_decode_slowdown > 0 && decode_step_s > 0 && prompt_position_s_ > 0) {
+    const double fits = (options_.max_decode_slowdown - 1.0) * decode_step_s / prompt_position_s_;
     chunk = static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(chunk)));
   }
   return std::min(step, chunk);
 }
 
 void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions, uint64_t draft_positions) {
-  constexpr double kWeight = 0.25;  // of the newest step
-  auto average = [](double& avg, double sample) { avg = avg == 0 ? sample : avg + kWeight * (sample - avg); };
+  const int decode_positions = decoding + static_cast<int>(draft_positions);
   if (prompt_positions == 0) {
-    if (decoding > 0 && draft_positions == 0) {
-      average(decode_step_s_, forward_s);
+    if (decoding > 0) {
+      step_costs_.learn(decode_positions, forward_s);
       steps_since_decode_only_ = 0;
-      steps_since_plain_ = 0;
-    } else if (decoding > 0) {
-      // Verified drafts: their share is what the step took beyond a plain decode step.
-      ++steps_since_plain_;
-      // A sample is at most a whole plain step per position (a hiccup of the machine must not
-      // make positions look dearer than rows).
-      if (decode_step_s_ > 0)
-        average(draft_position_s_, std::clamp((forward_s - decode_step_s_) / static_cast<double>(draft_positions), 0.0,
-                                              decode_step_s_));
     }
     return;
   }
   ++steps_since_decode_only_;
-  // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step (and
-  // beyond its verified drafts).
-  const double prompt_s = decoding > 0 && decode_step_s_ > 0
-                              ? forward_s - decode_step_s_ - static_cast<double>(draft_positions) * draft_position_s_
-                              : forward_s;
-  if (prompt_s > 0) average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
+  // Beside decoding rows, the prompt's share is what the step took beyond a decode-only step of
+  // the same rows and drafts.
+  const double decode_s = decoding > 0 ? step_costs_.estimate(decode_positions) : 0;
+  const double prompt_s = decoding > 0 && decode_s > 0 ? forward_s - decode_s : forward_s;
+  constexpr double kWeight = 0.25;  // of the newest step
+  if (prompt_s > 0) {
+    const double sample = prompt_s / static_cast<double>(prompt_positions);
+    prompt_position_s_ = prompt_position_s_ == 0 ? sample : prompt_position_s_ + kWeight * (sample - prompt_position_s_);
+  }
 }
 
 void EngineImpl::publish_prefix_cache_stats() {
@@ -683,7 +704,7 @@ void EngineImpl::step() {
         const int model_accepted = std::max(rr.drafts_accepted - r.forced_drafts, 0);
         r.draft_length.learn(model_drafted, model_accepted);
         r.draft_length.learn_model(model_drafted, model_accepted);
-        r.draft_length.learn_rate(rr.drafted, accepted_drafts);
+        r.draft_length.learn_acceptance(rr.drafted, accepted_drafts);
       }
       continue;
     }
@@ -711,8 +732,10 @@ void EngineImpl::step() {
     stats_.draft_tokens_accepted += step_drafts.accepted;
     stats_.draft_tokens_illegal += step_drafts.illegal;
     stats_.draft_rows += step_drafts.steps;
-    stats_.decode_step_cost_s = decode_step_s_;
-    stats_.draft_position_cost_s = draft_position_s_;
+    stats_.decode_step_cost_s = step_costs_.estimate(decoding);
+    if (drafted > 0)
+      stats_.draft_position_cost_s = (step_costs_.estimate(decoding + drafted) - stats_.decode_step_cost_s) / drafted;
+    stats_.step_cost_s = step_costs_.seconds();
     if (any_constrained) ++stats_.provider_calls;
     for (size_t i = 0; i < rows.size(); ++i) stats_.constrained_rows += batch[i].sample && rows[i]->session->constrained();
   }

@@ -19,6 +19,7 @@
 #include "runtime/program.h"
 #include "runtime/request.h"
 #include "speculative/draft_model_proposer.h"
+#include "speculative/draft_plan.h"
 #include "tokenizer/token_domain_source.h"
 
 namespace ninfer {
@@ -67,14 +68,16 @@ class EngineImpl {
   std::vector<std::unique_ptr<runtime::Request>> active_;
   std::vector<int> free_slots_;
   std::unique_ptr<runtime::PrefixCache> prefix_cache_;  // null when off
-  // Moving averages of forward seconds: a step of decoding rows alone, and one prompt position (for
-  // sizing prompt chunks beside decoding rows; 0 = not measured yet).
-  double decode_step_s_ = 0, prompt_position_s_ = 0;
-  int steps_since_decode_only_ = 0;  // steps with prompt positions since decode_step_s_ last learned
-  // Speculative decoding: the moving average of what one verified draft position adds to a step,
-  // and the steps with drafts since a step without them (decode_step_s_ learns only from those).
-  double draft_position_s_ = 0;
-  int steps_since_plain_ = 16;  // the first decode step is plain: it measures the plain step
+  // The forward's measured seconds by the positions of a decode step (speculative/draft_plan.h:
+  // what the drafts of a step are weighed against, and what a prompt chunk beside decoding rows is
+  // charged beyond), and a prompt position's moving average (for sizing prompt chunks beside
+  // decoding rows; 0 = not measured yet).
+  speculative::StepCostTable step_costs_;
+  double prompt_position_s_ = 0;
+  int steps_since_decode_only_ = 0;  // steps with prompt positions since a decode-only step
+  // Speculative decoding: a draft-model round's moving average (seconds) and the steps planned.
+  double draft_round_s_ = 0;
+  uint64_t plan_steps_ = 0;
   std::thread worker_;
 
   mutable std::mutex stats_mu_;

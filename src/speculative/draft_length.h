@@ -30,23 +30,30 @@ struct DraftLength {
     current = accepted == drafted ? std::min(max, current + 1) : std::clamp(accepted + 1, 1, max);
   }
 
-  // The row's drafts' acceptance rate (moving average per verification, all drafts counted): what
-  // a draft position is expected to save, against what it costs (the Engine's cost check).
-  double accept_rate = 0.5;
-  void learn_rate(int drafted, int accepted) {
-    if (drafted > 0) accept_rate += 0.25 * (static_cast<double>(accepted) / drafted - accept_rate);
+  // The probability that a draft is accepted given the ones before it (what the step's plan,
+  // speculative/draft_plan.h, expects of the row's next chain): moving averages of the drafts a
+  // verification accepted and of the ones it evaluated (the accepted ones plus the first
+  // rejected one), starting from one half.
+  double accepted_avg = 1, evaluated_avg = 2;
+  double accept_probability() const { return evaluated_avg > 0 ? accepted_avg / evaluated_avg : 0; }
+  void learn_acceptance(int drafted, int accepted) {
+    if (drafted <= 0) return;
+    constexpr double kWeight = 0.25;
+    const int evaluated = accepted + (accepted < drafted ? 1 : 0);
+    accepted_avg += kWeight * (accepted - accepted_avg);
+    evaluated_avg += kWeight * (evaluated - evaluated_avg);
   }
-  // Whether the cost check lets the row draft this step. A row held back drafts anyway every
-  // kCostProbeEvery steps, so that its rate and the position cost are measured again (a noisy
-  // step must not switch drafting off for good).
-  static constexpr int kCostProbeEvery = 8;
+  // A row that had drafts on offer but was planned none for kProbeEvery steps verifies its first
+  // one anyway, so that its acceptance is measured again (an unlucky run must not switch its
+  // drafting off for good).
+  static constexpr int kProbeEvery = 8;
   int held_back = 0;
-  bool passes_cost_check(bool worth_it) {
-    if (worth_it || ++held_back >= kCostProbeEvery) {
+  bool probe_due() const { return held_back >= kProbeEvery; }
+  void planned(int offered, int drafts) {
+    if (drafts > 0)
       held_back = 0;
-      return true;
-    }
-    return false;
+    else if (offered > 0)
+      ++held_back;
   }
 
   // The model proposer's back-off (n-gram, draft model; forced tokens cost no forward and always

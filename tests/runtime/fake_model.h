@@ -42,7 +42,8 @@ class FakeModel final : public models::LanguageModel {
         positions += r.tokens.size();
         if (r.logits_count > 0 && r.slot >= 0 && r.slot < slot_count()) context += slots_[r.slot].size();
       }
-      std::this_thread::sleep_for(delay_per_position * positions + delay_per_context_position * context);
+      const size_t charged = positions - std::min(positions, free_positions);
+      std::this_thread::sleep_for(delay_per_position * charged + delay_per_context_position * context);
     }
     if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
@@ -89,6 +90,9 @@ class FakeModel final : public models::LanguageModel {
   // fixed time per forward (a memory-bound pass that reads its weights once whatever its positions).
   std::chrono::microseconds delay_per_position{0};
   std::chrono::microseconds delay_per_step{0};
+  // Positions of a forward that delay_per_position does not charge (a CPU forward of one or two
+  // positions streams its weights at the same cost).
+  size_t free_positions = 0;
   // And, for a row that samples (a decoding row), for every position already in its slot: its
   // attention's share, so that decode steps grow dearer as the contexts grow.
   std::chrono::microseconds delay_per_context_position{0};

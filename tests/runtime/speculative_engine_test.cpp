@@ -304,10 +304,11 @@ namespace {
 // position cost as much as the row it would save a step of, so the rows stop drafting; one with a
 // fixed cost per pass (memory-bound) makes positions nearly free, so they keep drafting.
 uint64_t verification_rows(std::chrono::microseconds per_step, std::chrono::microseconds per_position, int rows,
-                           uint64_t& rows_decoded) {
+                           uint64_t& rows_decoded, size_t free_positions = 0, uint64_t* drafts = nullptr) {
   auto model = std::make_shared<testing::FakeModel>(testing::qwen3_tokenizer(), rows, 512);
   model->delay_per_step = per_step;
   model->delay_per_position = per_position;
+  model->free_positions = free_positions;
   EngineOptions o;
   o.max_batch_rows = rows;
   o.max_context = 512;
@@ -329,6 +330,7 @@ uint64_t verification_rows(std::chrono::microseconds per_step, std::chrono::micr
   e.hold_admission(false);
   for (auto& h : hs) EXPECT_EQ(h.wait().text, text);
   rows_decoded = e.stats().rows_decoded;
+  if (drafts) *drafts = e.stats().draft_tokens;
   return e.stats().draft_rows;
 }
 
@@ -343,6 +345,17 @@ TEST(SpeculativeEngine, RowsKeepDraftingWhereDraftPositionsAreNearlyFree) {
   uint64_t decoded = 0;
   const uint64_t verifying = verification_rows(std::chrono::microseconds(20000), std::chrono::microseconds(50), 1, decoded);
   EXPECT_GT(verifying, decoded / 2) << verifying << " of " << decoded;
+}
+
+TEST(SpeculativeEngine, ARowDraftsWhatTheForwardGetsForFreeAndNoMore) {
+  // One row; a forward of 1 or 2 positions costs the same, every further position as much again
+  // (this CPU's shape, docs/speculative.md): one draft a step pays whatever its acceptance, two
+  // never do (unless every draft is accepted, and then only as a tie).
+  uint64_t decoded = 0, drafts = 0;
+  const uint64_t verifying = verification_rows(std::chrono::microseconds(15000), std::chrono::microseconds(15000), 1,
+                                               decoded, 2, &drafts);
+  EXPECT_GT(verifying, decoded / 2) << verifying << " of " << decoded;
+  EXPECT_LT(static_cast<double>(drafts), 1.25 * static_cast<double>(verifying)) << drafts << " drafts in " << verifying;
 }
 
 }  // namespace

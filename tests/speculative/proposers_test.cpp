@@ -88,17 +88,31 @@ TEST(DraftLength, AdaptsToAcceptanceWithinTheBudgetAndContext) {
   EXPECT_EQ(fixed.next(100, 100), 4);
 }
 
-TEST(DraftLength, ARowHeldBackByTheCostCheckStillProbesNowAndThen) {
+TEST(DraftLength, LearnsTheAcceptanceOfEachDraftGivenTheOnesBeforeIt) {
   DraftLength d{4, true, 4};
-  int drafted = 0;
-  for (int step = 0; step < 4 * DraftLength::kCostProbeEvery; ++step) drafted += d.passes_cost_check(false);
-  EXPECT_EQ(drafted, 4);
-  EXPECT_TRUE(d.passes_cost_check(true));
-  d.learn_rate(4, 4);
-  EXPECT_GT(d.accept_rate, 0.5);
-  d.learn_rate(4, 0);
-  d.learn_rate(4, 0);
-  EXPECT_LT(d.accept_rate, 0.5);
+  EXPECT_DOUBLE_EQ(d.accept_probability(), 0.5);
+  // Chains of 4 with 2 accepted: 3 drafts evaluated (the first rejected one ends the chain), 2 accepted.
+  for (int i = 0; i < 60; ++i) d.learn_acceptance(4, 2);
+  EXPECT_NEAR(d.accept_probability(), 2.0 / 3.0, 1e-6);
+  for (int i = 0; i < 60; ++i) d.learn_acceptance(3, 3);  // whole chains: nothing was rejected
+  EXPECT_NEAR(d.accept_probability(), 1.0, 1e-6);
+  for (int i = 0; i < 60; ++i) d.learn_acceptance(2, 0);
+  EXPECT_NEAR(d.accept_probability(), 0.0, 1e-6);
+  d.learn_acceptance(0, 0);  // a step without drafts teaches nothing
+  EXPECT_NEAR(d.accept_probability(), 0.0, 1e-6);
+}
+
+TEST(DraftLength, ARowPlannedNoDraftsForLongProbesAgain) {
+  DraftLength d{4, true, 4};
+  for (int step = 0; step < DraftLength::kProbeEvery; ++step) {
+    EXPECT_FALSE(d.probe_due());
+    d.planned(3, 0);
+  }
+  EXPECT_TRUE(d.probe_due());
+  d.planned(3, 1);
+  EXPECT_FALSE(d.probe_due());
+  for (int step = 0; step < 2 * DraftLength::kProbeEvery; ++step) d.planned(0, 0);  // nothing on offer
+  EXPECT_FALSE(d.probe_due());
 }
 
 TEST(DraftLength, AModelProposerThatKeepsMissingSitsOutLongerAndLonger) {
