@@ -34,9 +34,9 @@ struct EngineOptions {
   SpeculativeMethod speculative = SpeculativeMethod::None;
   int max_draft_tokens = 0;                   // K: drafts per row and step (buffers are sized for K+1); 0 with a method: 4
   bool adaptive_draft_tokens = true;          // per-row K from its acceptance history (false: always K)
-  // Draft only where a verified position is expected to save more than it costs: the row's acceptance
-  // rate times its share of a plain step against the measured cost of a draft position (drafting
-  // pays on a memory-bound forward, not where positions cost as much as rows).
+  // Each step verifies the drafts that make the most expected tokens per second of the forward's
+  // measured cost by step shape (drafting pays on a memory-bound forward, not where positions cost
+  // as much as rows); false: every draft on offer.
   bool draft_cost_check = true;
   int ngram_max = 4, ngram_min = 2;           // NGram: the longest and shortest suffix looked up
   std::string draft_model;                    // Draft: HF folder or GGUF file with the target's tokenizer

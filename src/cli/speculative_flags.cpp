@@ -29,7 +29,7 @@ void add_speculative_flags(CLI::App& cmd, EngineOptions& o, const std::string& m
   cmd.add_flag("--fixed-draft-tokens", [&o](int64_t) { o.adaptive_draft_tokens = false; },
                "always draft K tokens (default: adapt each row's K to its acceptance)");
   cmd.add_flag("--no-draft-cost-check", [&o](int64_t) { o.draft_cost_check = false; },
-               "draft even where a draft position is measured to cost more than it is expected to save");
+               "verify every draft on offer (default: the drafts that make the most expected tokens per second of the forward's measured cost)");
   cmd.add_option("--ngram-max", o.ngram_max, "ngram: longest suffix looked up")->check(integer_option<int>(1))->capture_default_str();
   cmd.add_option("--ngram-min", o.ngram_min, "ngram: shortest suffix looked up")->check(integer_option<int>(1))->capture_default_str();
 }
