@@ -172,9 +172,58 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   return j;
 }
 
+// S decoding streams (fixed seeds, so every run of them decodes the same tokens), each token's arrival
+// time recorded, until stop() cancels them.
+class Streams {
+ public:
+  Streams(Engine& engine, int count, int max_tokens) : times_(static_cast<size_t>(count)) {
+    const int32_t ids = engine.vocab_size();
+    for (int i = 0; i < count; ++i) {
+      PreparedPrompt p;
+      p.tokens = bench_prompt_tokens(8, 500 + i, ids);
+      RequestOptions ro;
+      ro.sampling.seed = 7 + i;
+      ro.max_tokens = max_tokens;
+      ro.ignore_eos = true;
+      handles_.push_back(engine.submit(std::move(p), ro));
+      readers_.emplace_back([this, i, h = handles_.back()]() mutable {
+        while (auto ev = h.next()) {
+          if (ev->done) break;
+          std::lock_guard<std::mutex> lock(mu_);
+          for (size_t t = 0; t < ev->tokens.size(); ++t) times_[static_cast<size_t>(i)].push_back(Clock::now());
+        }
+      });
+    }
+  }
+  ~Streams() { stop(); }
+  // Tokens that every stream has produced.
+  size_t least() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t n = SIZE_MAX;
+    for (const auto& t : times_) n = std::min(n, t.size());
+    return n;
+  }
+  void wait_for(size_t tokens) const {
+    while (least() < tokens) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  void stop() {
+    for (RequestHandle& h : handles_) h.cancel();
+    for (std::thread& t : readers_)
+      if (t.joinable()) t.join();
+  }
+  const std::vector<std::vector<Clock::time_point>>& times() const { return times_; }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::vector<Clock::time_point>> times_;
+  std::vector<RequestHandle> handles_;
+  std::vector<std::thread> readers_;
+};
+
 // Chunked prefill interleaved with decode: S streams decode; then an N-token prompt arrives. The
-// streams' inter-token gaps before it (baseline) against those while it is prefilled (until its
-// first token).
+// streams' inter-token gaps while it is prefilled (until its first token) against their gaps without
+// it: before it arrived, and, in a second run of the same streams alone, over the same tokens (their
+// contexts grow while the prompt is prefilled, and so does their own decode step).
 nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& path) {
   EngineOptions eo;
   eo.model = path;
@@ -185,62 +234,65 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   if (a.while_decoding > 0) eo.prefill_tokens_while_decoding = a.while_decoding;
   if (a.slowdown >= 0) eo.max_decode_slowdown = a.slowdown;
   Engine engine(eo);
-  const int32_t ids = engine.vocab_size();
-  std::mutex mu;
-  std::vector<std::vector<Clock::time_point>> token_times(static_cast<size_t>(a.streams));
-  std::vector<RequestHandle> streams;
-  std::vector<std::thread> readers;
-  for (int i = 0; i < a.streams; ++i) {
-    PreparedPrompt p;
-    p.tokens = bench_prompt_tokens(8, 500 + i, ids);
-    RequestOptions ro;
-    ro.sampling.seed = 7 + i;
-    ro.max_tokens = eo.max_context - 16;
-    ro.ignore_eos = true;
-    streams.push_back(engine.submit(std::move(p), ro));
-    readers.emplace_back([&, i, h = streams.back()]() mutable {
-      while (auto ev = h.next()) {
-        if (ev->done) break;
-        if (ev->tokens.empty()) continue;
-        std::lock_guard<std::mutex> lock(mu);
-        token_times[i].push_back(Clock::now());
-      }
-    });
-  }
-  auto gaps_so_far = [&] {
-    std::lock_guard<std::mutex> lock(mu);
-    size_t least = SIZE_MAX;
-    for (const auto& t : token_times) least = std::min(least, t.size());
-    return least;
-  };
-  // A few gaps of warm-up, then the baseline.
-  while (gaps_so_far() < static_cast<size_t>(a.baseline_gaps + 4)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  const auto arrival = Clock::now();
-  const Ttft big = first_token(engine, bench_prompt_tokens(a.tokens, 600, ids), 1);
-  const auto first = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(big.seconds));
-  for (RequestHandle& h : streams) h.cancel();
-  for (std::thread& t : readers) t.join();
+  const int max_tokens = eo.max_context - 16;
+  constexpr size_t kWarmup = 4;  // gaps after admission that no figure counts
 
+  // With the prompt: which token of each stream came first after it arrived and before its first token.
+  std::vector<std::pair<size_t, size_t>> range(static_cast<size_t>(a.streams));
   std::vector<double> before, during;
-  for (const auto& times : token_times) {
-    for (size_t k = 4; k < times.size(); ++k) {  // gaps after the warm-up
-      const double ms = std::chrono::duration<double, std::milli>(times[k] - times[k - 1]).count();
-      if (times[k] <= arrival) before.push_back(ms);
-      else if (times[k - 1] >= arrival && times[k] <= first) during.push_back(ms);
+  double ttft = 0;
+  {
+    Streams with(engine, a.streams, max_tokens);
+    with.wait_for(static_cast<size_t>(a.baseline_gaps) + kWarmup);
+    const auto arrival = Clock::now();
+    const Ttft big = first_token(engine, bench_prompt_tokens(a.tokens, 600, engine.vocab_size()), 1);
+    ttft = big.seconds;
+    const auto first = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(big.seconds));
+    with.stop();
+    for (size_t i = 0; i < with.times().size(); ++i) {
+      const auto& times = with.times()[i];
+      range[i] = {SIZE_MAX, 0};
+      for (size_t k = kWarmup; k < times.size(); ++k) {
+        const double ms = std::chrono::duration<double, std::milli>(times[k] - times[k - 1]).count();
+        if (times[k] <= arrival) {
+          before.push_back(ms);
+        } else if (times[k - 1] >= arrival && times[k] <= first) {
+          during.push_back(ms);
+          range[i] = {std::min(range[i].first, k), k + 1};
+        }
+      }
+    }
+  }
+  // Without it: the same streams again, alone, over the same tokens.
+  std::vector<double> same_tokens;
+  {
+    size_t last = 0;
+    for (const auto& r : range) last = std::max(last, r.second);
+    Streams alone(engine, a.streams, max_tokens);
+    alone.wait_for(last);
+    alone.stop();
+    for (size_t i = 0; i < alone.times().size(); ++i) {
+      const auto& times = alone.times()[i];
+      for (size_t k = range[i].first; k < range[i].second && k < times.size(); ++k)
+        same_tokens.push_back(std::chrono::duration<double, std::milli>(times[k] - times[k - 1]).count());
     }
   }
   std::sort(before.begin(), before.end());
   std::sort(during.begin(), during.end());
-  const double base = percentile(before, 50), p99 = percentile(during, 99);
+  std::sort(same_tokens.begin(), same_tokens.end());
+  const double base = percentile(before, 50), same = percentile(same_tokens, 50), p99 = percentile(during, 99);
   return {{"streams", a.streams},
           {"prompt_tokens", a.tokens},
           {"prefill_tokens_while_decoding", eo.prefill_tokens_while_decoding},
           {"max_decode_slowdown", eo.max_decode_slowdown},
-          {"prompt_ttft_s", big.seconds},
+          {"prompt_ttft_s", ttft},
           {"itl_ms_without_p50", base},
           {"itl_ms_without", summarize(before)},
+          {"itl_ms_without_same_tokens", summarize(same_tokens)},
           {"itl_ms_during", summarize(during)},
-          {"p99_during_over_median_without", base > 0 ? p99 / base : 0.0}};
+          {"p99_during_over_median_without", base > 0 ? p99 / base : 0.0},
+          {"p99_during_over_median_without_same_tokens", same > 0 ? p99 / same : 0.0},
+          {"p50_during_over_median_without_same_tokens", same > 0 ? percentile(during, 50) / same : 0.0}};
 }
 
 int run_prefill(const PrefillArgs& a) {
