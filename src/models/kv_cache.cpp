@@ -21,10 +21,10 @@ void KvCache::reserve(int slot, int positions) {
   if (positions <= s.capacity) return;
   const int grown = std::max({positions, kMinCapacity, s.capacity * 2});
   const int capacity = std::min(grown, std::max(positions, max_context_));
-  const size_t floats = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
+  const size_t elements = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
   for (int l = 0; l < layers_; ++l) {
-    s.keys[l].resize(floats);
-    s.values[l].resize(floats);
+    s.keys[l].resize(elements);
+    s.values[l].resize(elements);
   }
   s.capacity = capacity;
 }
@@ -32,7 +32,7 @@ void KvCache::reserve(int slot, int positions) {
 size_t KvCache::bytes() const {
   size_t n = 0;
   for (const Slot& s : slots_) n += 2 * static_cast<size_t>(layers_) * static_cast<size_t>(s.capacity) * kv_dim_;
-  return n * sizeof(float);
+  return n * sizeof(uint16_t);
 }
 
 }  // namespace ninfer::models

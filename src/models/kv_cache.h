@@ -1,5 +1,6 @@
-// Per-slot key/value cache of a decoder: fp32, one [positions, kv_dim] array per layer for keys and
-// one for values. Storage grows with the slot (doubling, capped at max_context), so a server with many
+// Per-slot key/value cache of a decoder: f16 (IEEE binary16 bits, as llama.cpp keeps it by default:
+// half the bytes that attention reads per position at long context, where they cost as much as the
+// weights), one [positions, kv_dim] array per layer for keys and one for values. Storage grows with the slot (doubling, capped at max_context), so a server with many
 // slots and a long max_context only pays for the positions its sequences actually reach.
 #pragma once
 
@@ -24,10 +25,10 @@ class KvCache {
   // Makes room for positions [0, positions) of a slot; positions <= max_context.
   void reserve(int slot, int positions);
 
-  float* keys(int slot, int layer) { return slots_[slot].keys[layer].data(); }
-  float* values(int slot, int layer) { return slots_[slot].values[layer].data(); }
-  const float* keys(int slot, int layer) const { return slots_[slot].keys[layer].data(); }
-  const float* values(int slot, int layer) const { return slots_[slot].values[layer].data(); }
+  uint16_t* keys(int slot, int layer) { return slots_[slot].keys[layer].data(); }
+  uint16_t* values(int slot, int layer) { return slots_[slot].values[layer].data(); }
+  const uint16_t* keys(int slot, int layer) const { return slots_[slot].keys[layer].data(); }
+  const uint16_t* values(int slot, int layer) const { return slots_[slot].values[layer].data(); }
 
   size_t bytes() const;  // currently allocated
 
@@ -35,7 +36,7 @@ class KvCache {
   struct Slot {
     int length = 0;
     int capacity = 0;  // positions
-    std::vector<std::vector<float>> keys, values;  // [layer][position * kv_dim + i]
+    std::vector<std::vector<uint16_t>> keys, values;  // [layer][position * kv_dim + i]
   };
   int layers_;
   int kv_dim_;

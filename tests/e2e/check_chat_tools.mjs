@@ -64,8 +64,16 @@ for (const r of records) {
     continue;
   }
   // Properties of the choice that hold for cut-off outputs too.
-  const opens = (r.text.match(/<tool_call>/g) || []).length;
-  if (r.choice === "none" && (opens > 0 || r.tool_calls.length)) fail("tool_choice none wrote a call");
+  // Call tags outside the calls' own values: a free string argument may spell "<tool_call>" (a
+  // JSON string, or an XML parameter's raw text, either of them possibly cut off), and that is not a call.
+  const outside = r.text
+    .replace(/<parameter=[^>]*>[\s\S]*?(<\/parameter>|$)/g, "")
+    .replace(/"(?:[^"\\]|\\.)*"/g, "S")
+    .replace(/"[\s\S]*$/, "");
+  const opens = (outside.match(/<tool_call>/g) || []).length;
+  if ((r.choice === "named" || r.choice === "single") && r.tool_calls.length > 1) fail("parallel_tool_calls=false parsed a second call");
+  // With tool_choice none the output is free text: any call tag in it is a failure.
+  if (r.choice === "none" && (r.text.includes("<tool_call>") || r.tool_calls.length)) fail("tool_choice none wrote a call");
   if ((r.choice === "named" || r.choice === "single") && opens > 1) fail("parallel_tool_calls=false wrote a second call");
   if (r.choice === "named")
     for (const call of r.tool_calls)

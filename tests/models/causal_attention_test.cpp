@@ -1,6 +1,6 @@
 // The tiled causal attention kernel (causal_attention.h) on its own: against an FP64 softmax over odd
-// shapes at every instruction set this CPU has, and bit for bit against itself however the queries of
-// a sequence are grouped into calls.
+// shapes at every instruction set this CPU has (over the f16 keys and values the cache holds), and bit
+// for bit against itself however the queries of a sequence are grouped into calls.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/simd_kernels.h"
 
@@ -32,7 +33,9 @@ float noise(uint64_t seed, uint64_t i) {
 }
 
 // One KV head's cache of `length` positions and the queries of `heads` heads at every position, laid out
-// like the forward pass lays them out: rows of kv_stride / q_stride floats with the head's data inside.
+// like the forward pass lays them out: rows of kv_stride / q_stride elements with the head's data
+// inside. k and v are kept in f32 for the tests to edit; the kernel gets them as the f16 cache holds
+// them, and the oracle reads those same f16 values.
 struct Sequence {
   int64_t length, heads, dim, kv_stride, q_stride;
   std::vector<float> k, v, q;
@@ -50,11 +53,16 @@ struct Sequence {
   // Output rows [pos0, pos0 + rows) into out (rows of q_stride floats, head h at h*dim).
   void attend(const kernels::KernelTable& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
     std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(rows, heads, dim)));
+    std::vector<uint16_t> kh(k.size()), vh(v.size());
+    for (size_t i = 0; i < k.size(); ++i) {
+      kh[i] = f32_to_f16(k[i]);
+      vh[i] = f32_to_f16(v[i]);
+    }
     CausalAttentionArgs a;
     a.q = q.data() + pos0 * q_stride;
     a.q_stride = q_stride;
-    a.k = k.data() + dim;  // the KV head sits one head into each cache row
-    a.v = v.data() + dim;
+    a.k = kh.data() + dim;  // the KV head sits one head into each cache row
+    a.v = vh.data() + dim;
     a.kv_stride = kv_stride;
     a.out = out.data() + pos0 * q_stride;
     a.out_stride = q_stride;
@@ -69,6 +77,7 @@ struct Sequence {
   // softmax(scale * q.k_j, j <= pos) . v in double. `magnitude` gets the largest scale * sum_c |q_c k_jc|:
   // fp32 scores are only good to a few ulps of that, and each output moves by at most twice the
   // worst score error (the values are at most 1 in size).
+  static double cached(float x) { return f16_to_f32(f32_to_f16(x)); }
   std::vector<double> reference(int64_t pos, int64_t head, double scale, double& magnitude) const {
     const float* qh = q.data() + pos * q_stride + head * dim;
     std::vector<double> s(static_cast<size_t>(pos + 1));
@@ -76,8 +85,8 @@ struct Sequence {
     for (int64_t j = 0; j <= pos; ++j) {
       double d = 0.0, m = 0.0;
       for (int64_t c = 0; c < dim; ++c) {
-        d += double{qh[c]} * k[j * kv_stride + dim + c];
-        m += std::fabs(double{qh[c]} * k[j * kv_stride + dim + c]);
+        d += double{qh[c]} * cached(k[j * kv_stride + dim + c]);
+        m += std::fabs(double{qh[c]} * cached(k[j * kv_stride + dim + c]));
       }
       s[j] = scale * d;
       mx = std::max(mx, s[j]);
@@ -86,7 +95,7 @@ struct Sequence {
     for (double& e : s) sum += (e = std::exp(e - mx));
     std::vector<double> o(static_cast<size_t>(dim), 0.0);
     for (int64_t j = 0; j <= pos; ++j) {
-      for (int64_t c = 0; c < dim; ++c) o[c] += s[j] / sum * v[j * kv_stride + dim + c];
+      for (int64_t c = 0; c < dim; ++c) o[c] += s[j] / sum * cached(v[j * kv_stride + dim + c]);
     }
     return o;
   }
@@ -166,8 +175,8 @@ TEST(CausalAttention, SharpScoresStayFinite) {
 
 TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
   // A sequence attended whole, in blocks of every size that the forward pass or a verification row
-  // can make (including blocks that straddle tile edges, and blocks above and below the size from
-  // which K/V tiles are copied out first), and one query at a time: every output bit-identical.
+  // can make (including blocks that straddle tile edges), and one query at a time: every output
+  // bit-identical.
   for (Isa isa : supported_isas()) {
     const kernels::KernelTable& kt = kernels::kernel_table(isa);
     for (const auto& [heads, dim] : {std::pair<int64_t, int64_t>{2, 128}, {1, 64}, {3, 20}, {8, 16}}) {

@@ -53,11 +53,15 @@ using qwen3::Qwen3Model;
 using qwen3::Qwen3ModelOptions;
 using qwen3::Qwen3Weights;
 
-// Both sides read the very same stored weight values (the reference through tensor_element), so the
-// only differences are the fp32 rounding of the activations (observed: ~4e-7 relative), so the bound
-// is tight, and the same, for every dtype but Q8_0 (below).
+// Both sides read the very same stored weight values (the reference through tensor_element), and
+// both round the keys and values to f16 as the KV cache holds them. The differences are the fp32
+// rounding of the activations (~4e-7 relative), and what it does to the f16 rounding: a key or value
+// within ~1e-7 of an f16 rounding boundary can round the other way on the two sides, a step of 2^-11
+// of that element, which moves later logits by up to ~1e-4 of the largest (observed 1.1e-4 at most on
+// these random models; 2e-5 held before the cache was f16). The bound is the same for every dtype but
+// Q8_0 (below), and errors of a wrong matrix, layout or position are of order one.
 //   |logit - reference| <= kRelTol * max|reference logit| + kAbsTol
-constexpr double kRelTol = 2e-5;
+constexpr double kRelTol = 2e-4;
 constexpr double kAbsTol = 1e-6;
 // Q8_0 weights meet int8 activations (q8_block_dot.h), which the reference quantises the same way,
 // so most positions agree as tightly as above. But rounding to int8 makes the logits a
@@ -68,8 +72,10 @@ constexpr double kAbsTol = 1e-6;
 constexpr double kQ8RelTol = 5e-2;
 
 double reference_tolerance(DType dtype) { return dtype == DType::Q8_0 ? kQ8RelTol : kRelTol; }
-// Two runs of our own fp32 path that differ only in batching/chunking/threads/ISA.
-constexpr double kSelfRelTol = 1e-5;
+// Two runs of our own fp32 path that differ only in batching/chunking/threads/ISA: batching,
+// chunking and threads give the same bits (tested exactly elsewhere); instruction sets sum in other
+// orders, so their keys and values can round to f16 apart (as above).
+constexpr double kSelfRelTol = 2e-4;
 
 std::vector<int32_t> random_tokens(int n, int vocab, uint64_t seed) {
   std::vector<int32_t> t(static_cast<size_t>(n));

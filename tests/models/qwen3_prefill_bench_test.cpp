@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/simd_kernels.h"
 #include "models/qwen3/qwen3_loader.h"
@@ -98,9 +99,9 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const kernels::KernelTable& kt = kernels::best_kernels();
   for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
     const size_t kv_floats = static_cast<size_t>(ctx * kvdim);
-    float* k = nullptr;
-    float* v = nullptr;
-    const size_t bytes = (kv_floats * 4 + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+    uint16_t* k = nullptr;  // f16, as the cache holds them
+    uint16_t* v = nullptr;
+    const size_t bytes = (kv_floats * 2 + (2u << 20) - 1) / (2u << 20) * (2u << 20);
     ASSERT_EQ(posix_memalign(reinterpret_cast<void**>(&k), 2u << 20, bytes), 0);
     ASSERT_EQ(posix_memalign(reinterpret_cast<void**>(&v), 2u << 20, bytes), 0);
     if (std::getenv("NINFER_BENCH_HUGE")) {
@@ -109,8 +110,8 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
     }
     std::vector<float> q(static_cast<size_t>(chunk * qdim)), out(q.size());
     for (size_t i = 0; i < kv_floats; ++i) {
-      k[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
-      v[i] = static_cast<float>((i * 40503u) % 1000) * 1e-3f - 0.5f;
+      k[i] = f32_to_f16(static_cast<float>((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
+      v[i] = f32_to_f16(static_cast<float>((i * 40503u) % 1000) * 1e-3f - 0.5f);
     }
     for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
     std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(block, group, dim)));

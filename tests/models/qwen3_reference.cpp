@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "models/dtype_convert.h"
 #include "models/tensor.h"
 
 namespace ninfer::models::testing {
@@ -123,6 +124,9 @@ std::vector<std::vector<double>> reference_logits(const qwen3::Qwen3Weights& w, 
         rms_norm(k[t], g * D, D, kn, eps);
         rope(k[t], g * D, D, t, c.rope_theta);
       }
+      // The KV cache holds f16: attention reads the keys and values rounded to it.
+      for (Vec* kv : {&k[t], &v[t]})
+        for (double& e : *kv) e = f16_to_f32(f32_to_f16(static_cast<float>(e)));
     }
     for (int64_t t = 0; t < T; ++t) {
       Vec attn(static_cast<size_t>(H * D), 0.0);

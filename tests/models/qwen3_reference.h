@@ -1,5 +1,6 @@
 // A naive FP64 Qwen3 forward pass (Hugging Face Qwen3ForCausalLM semantics) for checking the real
-// implementation and the weight loaders: plain loops, doubles everywhere, weights read element by
+// implementation and the weight loaders: plain loops, doubles everywhere (but for the keys and values,
+// rounded to f16 as the KV cache holds them), weights read element by
 // element through tensor_element, no cache. Meant for tiny configs (cost ~ tokens^2 and whole-matrix
 // conversions), and deliberately shares no code with the optimised path.
 #pragma once

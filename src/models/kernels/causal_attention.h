@@ -20,9 +20,11 @@ inline constexpr int64_t kAttentionKeyTile = 64;
 struct CausalAttentionArgs {
   const float* q = nullptr;  // query head h of row r: q + r*q_stride + h*dim
   int64_t q_stride = 0;
-  const float* k = nullptr;  // key at position j: k + j*kv_stride (this KV head's slice); v likewise
-  const float* v = nullptr;
-  int64_t kv_stride = 0;
+  // The KV cache holds f16 (IEEE binary16 bits): key at position j: k + j*kv_stride (this KV head's
+  // slice); v likewise. Each tile is widened to f32 once, for every query of the block.
+  const uint16_t* k = nullptr;
+  const uint16_t* v = nullptr;
+  int64_t kv_stride = 0;  // elements
   float* out = nullptr;  // out + r*out_stride + h*dim
   int64_t out_stride = 0;
   int64_t pos0 = 0;   // position of row 0: row r is at pos0 + r and sees keys [0, pos0 + r]
@@ -33,17 +35,17 @@ struct CausalAttentionArgs {
   float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
 };
 
-// Row stride of a V tile copied out of the cache: whole 64-byte lines, off multiples of 256 bytes, so
-// the rows of a tile spread over the L1 sets instead of landing in a few.
+// Row stride of a K or V tile widened out of the cache: whole 64-byte lines, off multiples of 256
+// bytes, so the rows of a tile spread over the L1 sets instead of landing in a few.
 inline int64_t attention_tile_stride(int64_t dim) {
   const int64_t s = (dim + 15) / 16 * 16;
   return s % 64 == 0 ? s + 16 : s;
 }
 
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
-// one V tile.
+// one K tile and one V tile widened to f32.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
-  return rows * heads * (dim + kAttentionKeyTile + 3) + kAttentionKeyTile * attention_tile_stride(dim);
+  return rows * heads * (dim + kAttentionKeyTile + 3) + 2 * kAttentionKeyTile * attention_tile_stride(dim);
 }
 
 // Per-ISA instances (causal_attention_<isa>.cpp), reached through KernelTable::causal_attention.

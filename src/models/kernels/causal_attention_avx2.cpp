@@ -6,10 +6,11 @@
 
 #include <immintrin.h>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/float_vec_avx2.h"
 
-#define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma")))
+#define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma,f16c")))
 #define NINFER_VEC_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) static inline
 
 namespace ninfer::models::kernels::avx2 {
@@ -39,6 +40,9 @@ struct AV : FloatVec {
     return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_GE_OQ), y); }
+  NINFER_VEC_OP reg load_f16(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
 };
 
 #include "models/kernels/causal_attention_body.inc"

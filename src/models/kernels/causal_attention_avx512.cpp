@@ -13,6 +13,7 @@
 #endif
 #include <immintrin.h>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/float_vec_avx512.h"
 
@@ -56,6 +57,9 @@ struct AV : FloatVec {
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) {
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_GE_OQ), y);
+  }
+  NINFER_VEC_OP reg load_f16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
 };
 

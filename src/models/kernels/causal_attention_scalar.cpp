@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/float_vec_scalar.h"
 
@@ -31,6 +32,7 @@ struct AV : FloatVec {
     return f;
   }
   NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) { return x >= bound ? y : 0.0f; }
+  NINFER_VEC_OP reg load_f16(const uint16_t* p) { return f16_to_f32(*p); }
 };
 
 #include "models/kernels/causal_attention_body.inc"

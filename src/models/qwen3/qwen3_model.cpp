@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/dtype_convert.h"
 #include "models/kernels/parallel_matmul.h"
 #include "models/kernels/thread_pool.h"
 #include "models/kv_cache.h"
@@ -199,7 +200,7 @@ void Qwen3Model::truncate_slot(int slot, int length) {
 }
 
 size_t Qwen3Model::kv_bytes_per_position() const {
-  return 2 * static_cast<size_t>(weights_->config.num_layers) * static_cast<size_t>(kv_->kv_dim()) * sizeof(float);
+  return 2 * static_cast<size_t>(weights_->config.num_layers) * static_cast<size_t>(kv_->kv_dim()) * sizeof(uint16_t);
 }
 
 void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> out) const {
@@ -207,7 +208,7 @@ void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> ou
   if (begin < 0 || count < 0 || begin + count > kv_->length(slot))
     throw std::invalid_argument("read_kv: positions [" + std::to_string(begin) + ", " + std::to_string(begin + count) +
                                 ") outside the slot's " + std::to_string(kv_->length(slot)));
-  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(float);
+  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(uint16_t);
   if (out.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("read_kv: output too small");
   std::byte* p = out.data();
@@ -227,7 +228,7 @@ void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
   if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("append_kv: input too small");
   kv_->reserve(slot, begin + count);
-  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(float);
+  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(uint16_t);
   const std::byte* p = in.data();
   const size_t offset = static_cast<size_t>(begin) * kv_->kv_dim();
   for (int l = 0; l < weights_->config.num_layers; ++l) {
@@ -382,8 +383,12 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
         rms_norm(kh, nw.k.data(), hd, eps, kh);
         rope(kh, ct, st, half);
       }
-      std::copy_n(k + t * skv, kvdim, kv_->keys(it.slot, l) + int64_t{it.pos} * kvdim);
-      std::copy_n(v + t * skv, kvdim, kv_->values(it.slot, l) + int64_t{it.pos} * kvdim);
+      uint16_t* kc = kv_->keys(it.slot, l) + int64_t{it.pos} * kvdim;
+      uint16_t* vc = kv_->values(it.slot, l) + int64_t{it.pos} * kvdim;
+      for (int64_t i = 0; i < kvdim; ++i) {
+        kc[i] = f32_to_f16(k[t * skv + i]);
+        vc[i] = f32_to_f16(v[t * skv + i]);
+      }
     }
 
     // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
