@@ -1,7 +1,8 @@
 // Per-slot key/value cache of a decoder: f16 (IEEE binary16 bits, as llama.cpp keeps it by default:
 // half the bytes that attention reads per position at long context, where they cost as much as the
-// weights), one [positions, kv_dim] array per layer for keys and one for values. Storage grows with the slot (doubling, capped at max_context), so a server with many
-// slots and a long max_context only pays for the positions its sequences actually reach.
+// weights), one [positions, kv_dim] array per layer for keys and one for values. Storage grows with
+// the slot (doubling, capped at max_context), so a server with many slots and a long max_context
+// only pays for the positions its sequences actually reach.
 #pragma once
 
 #include <cstddef>

@@ -533,10 +533,8 @@ void EngineImpl::propose_drafts() {
   }
   int rounds = 0;
   for (const speculative::DraftRow& d : draft_rows_) rounds = std::max(rounds, d.max_tokens);
-  if (ok && rounds > 0) {
-    const double round_s = std::chrono::duration<double>(Clock::now() - t0).count() / rounds;
-    draft_round_s_ = draft_round_s_ == 0 ? round_s : draft_round_s_ + 0.25 * (round_s - draft_round_s_);
-  }
+  if (ok && rounds > 0)
+    speculative::learn_moving_average(draft_round_s_, std::chrono::duration<double>(Clock::now() - t0).count() / rounds);
   for (SessionDraftConstraint& c : constraints) c.end();
   if (!ok) return;
   for (size_t i = 0; i < draft_requests_.size(); ++i) {
@@ -584,11 +582,7 @@ void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t promp
   // the same rows and drafts.
   const double decode_s = decoding > 0 ? step_costs_.estimate(decode_positions) : 0;
   const double prompt_s = decoding > 0 && decode_s > 0 ? forward_s - decode_s : forward_s;
-  constexpr double kWeight = 0.25;  // of the newest step
-  if (prompt_s > 0) {
-    const double sample = prompt_s / static_cast<double>(prompt_positions);
-    prompt_position_s_ = prompt_position_s_ == 0 ? sample : prompt_position_s_ + kWeight * (sample - prompt_position_s_);
-  }
+  if (prompt_s > 0) speculative::learn_moving_average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
 }
 
 void EngineImpl::publish_prefix_cache_stats() {

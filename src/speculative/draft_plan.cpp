@@ -7,10 +7,8 @@ namespace ninfer::speculative {
 
 void StepCostTable::learn(int positions, double seconds) {
   if (positions < 1 || positions > kMaxPositions || !(seconds > 0)) return;
-  constexpr double kWeight = 0.25;  // of the newest step
   if (static_cast<size_t>(positions) >= seconds_.size()) seconds_.resize(static_cast<size_t>(positions) + 1, 0.0);
-  double& avg = seconds_[static_cast<size_t>(positions)];
-  avg = avg == 0 ? seconds : avg + kWeight * (seconds - avg);
+  learn_moving_average(seconds_[static_cast<size_t>(positions)], seconds);
 }
 
 bool StepCostTable::measured(int positions) const {
@@ -49,12 +47,14 @@ std::vector<int> plan_drafts(std::span<const RowCandidates> rows, const DraftPla
     int row, index;
   };
   std::vector<Candidate> candidates;
+  int probes = 0;  // they sort first, and every prefix the plan may take holds them
   for (size_t r = 0; r < rows.size(); ++r) {
     const double a = std::clamp(rows[r].accept, 0.0, 1.0);
     double gain = 1;
     for (int j = 0; j < rows[r].available; ++j) {
       gain *= a;
       const bool probe = j == 0 && rows[r].must_probe;
+      probes += probe;
       candidates.push_back({probe ? std::numeric_limits<double>::infinity() : gain, gain, static_cast<int>(r), j});
     }
   }
@@ -71,8 +71,6 @@ std::vector<int> plan_drafts(std::span<const RowCandidates> rows, const DraftPla
   std::vector<int> taken(rows.size(), 0);
   double tokens = costs.plain_positions;
   int rounds = 0;
-  int probes = 0;
-  for (const Candidate& c : candidates) probes += c.order == std::numeric_limits<double>::infinity();
   size_t best = 0;
   double best_rate = -1;
   for (size_t m = 0;; ++m) {

@@ -11,6 +11,13 @@
 
 namespace ninfer::speculative {
 
+// avg moves a quarter of the way to the newest sample (0 = none yet: the sample itself). The
+// Engine's measured costs all learn this way.
+inline void learn_moving_average(double& avg, double sample) {
+  constexpr double kWeight = 0.25;
+  avg = avg == 0 ? sample : avg + kWeight * (sample - avg);
+}
+
 // Moving averages of a decode step's forward seconds, by its positions (rows plus drafts).
 class StepCostTable {
  public:
