@@ -4,10 +4,6 @@
 
 namespace ninfer::models {
 
-namespace {
-constexpr int kMinCapacity = 64;
-}
-
 KvCache::KvCache(int layers, int kv_dim, int slots, int max_context)
     : layers_(layers), kv_dim_(kv_dim), max_context_(max_context), slots_(static_cast<size_t>(slots)) {
   for (Slot& s : slots_) {
@@ -19,8 +15,8 @@ KvCache::KvCache(int layers, int kv_dim, int slots, int max_context)
 void KvCache::reserve(int slot, int positions) {
   Slot& s = slots_[slot];
   if (positions <= s.capacity) return;
-  const int grown = std::max({positions, kMinCapacity, s.capacity * 2});
-  const int capacity = std::min(grown, std::max(positions, max_context_));
+  const int grown = std::min(std::max(positions, s.capacity * 2), std::max(positions, max_context_));
+  const int capacity = (grown + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
   const size_t elements = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
   for (int l = 0; l < layers_; ++l) {
     s.keys[l].resize(elements);

@@ -33,9 +33,10 @@ float noise(uint64_t seed, uint64_t i) {
 }
 
 // One KV head's cache of `length` positions and the queries of `heads` heads at every position, laid out
-// like the forward pass lays them out: rows of kv_stride / q_stride elements with the head's data
-// inside. k and v are kept in f32 for the tests to edit; the kernel gets them as the f16 cache holds
-// them, and the oracle reads those same f16 values.
+// like the forward pass lays them out: rows of kv_stride channels (keys transposed per block of T
+// positions, as the cache keeps them) and of q_stride elements, with the head's data inside. k and v
+// are kept in f32 rows for the tests to edit; the kernel gets them as the f16 cache holds them, and
+// the oracle reads those same f16 values.
 struct Sequence {
   int64_t length, heads, dim, kv_stride, q_stride;
   std::vector<float> k, v, q;
@@ -53,17 +54,22 @@ struct Sequence {
   // Output rows [pos0, pos0 + rows) into out (rows of q_stride floats, head h at h*dim).
   void attend(const kernels::KernelTable& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
     std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(rows, heads, dim)));
-    std::vector<uint16_t> kh(k.size()), vh(v.size());
-    for (size_t i = 0; i < k.size(); ++i) {
-      kh[i] = f32_to_f16(k[i]);
-      vh[i] = f32_to_f16(v[i]);
+    // The cache's layouts: values as rows, keys transposed in whole blocks of T positions. The block
+    // past the last position is filled with NaN (a cache block is only ever partly written).
+    const int64_t T = kernels::kAttentionKeyTile, blocks = (length + T - 1) / T;
+    std::vector<uint16_t> kh(static_cast<size_t>(blocks * T * kv_stride), f32_to_f16(NAN)), vh(v.size());
+    for (int64_t j = 0; j < length; ++j) {
+      for (int64_t c = 0; c < kv_stride; ++c) kh[(j / T * kv_stride + c) * T + j % T] = f32_to_f16(k[j * kv_stride + c]);
     }
+    for (size_t i = 0; i < v.size(); ++i) vh[i] = f32_to_f16(v[i]);
     CausalAttentionArgs a;
     a.q = q.data() + pos0 * q_stride;
     a.q_stride = q_stride;
-    a.k = kh.data() + dim;  // the KV head sits one head into each cache row
+    a.k = kh.data() + dim * T;  // the KV head sits one head into each cache row
+    a.k_block_stride = kv_stride * T;
     a.v = vh.data() + dim;
-    a.kv_stride = kv_stride;
+    a.v_block_stride = kv_stride * T;
+    a.v_stride = kv_stride;
     a.out = out.data() + pos0 * q_stride;
     a.out_stride = q_stride;
     a.pos0 = pos0;

@@ -20,11 +20,17 @@ inline constexpr int64_t kAttentionKeyTile = 64;
 struct CausalAttentionArgs {
   const float* q = nullptr;  // query head h of row r: q + r*q_stride + h*dim
   int64_t q_stride = 0;
-  // The KV cache holds f16 (IEEE binary16 bits): key at position j: k + j*kv_stride (this KV head's
-  // slice); v likewise. Each tile is widened to f32 once, for every query of the block.
+  // The KV cache holds f16 (IEEE binary16 bits) in blocks of T positions. Keys sit transposed: the
+  // key of position j has head dim c at k[(j / T) * k_block_stride + c * T + j % T] (k points at this
+  // KV head's dim 0 in block 0), so a tile's keys are [dim][T] rows, one key per vector lane. Values
+  // are rows: position j at v + (j / T) * v_block_stride + (j % T) * v_stride. Each tile is widened
+  // to f32 once, for every query of the block. Blocks are whole: positions past the last one read may
+  // hold anything.
   const uint16_t* k = nullptr;
+  int64_t k_block_stride = 0;  // elements
   const uint16_t* v = nullptr;
-  int64_t kv_stride = 0;  // elements
+  int64_t v_block_stride = 0;  // elements
+  int64_t v_stride = 0;
   float* out = nullptr;  // out + r*out_stride + h*dim
   int64_t out_stride = 0;
   int64_t pos0 = 0;   // position of row 0: row r is at pos0 + r and sees keys [0, pos0 + r]
@@ -35,7 +41,7 @@ struct CausalAttentionArgs {
   float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
 };
 
-// Row stride of a K or V tile widened out of the cache: whole 64-byte lines, off multiples of 256
+// Row stride of a V tile widened out of the cache: whole 64-byte lines, off multiples of 256
 // bytes, so the rows of a tile spread over the L1 sets instead of landing in a few.
 inline int64_t attention_tile_stride(int64_t dim) {
   const int64_t s = (dim + 15) / 16 * 16;
@@ -43,9 +49,9 @@ inline int64_t attention_tile_stride(int64_t dim) {
 }
 
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
-// one K tile and one V tile widened to f32.
+// one K tile and one V tile widened to f32, the K tile on a 64-byte boundary.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
-  return rows * heads * (dim + kAttentionKeyTile + 3) + 2 * kAttentionKeyTile * attention_tile_stride(dim);
+  return rows * heads * (dim + kAttentionKeyTile + 3) + 16 + kAttentionKeyTile * (dim + attention_tile_stride(dim));
 }
 
 // Per-ISA instances (causal_attention_<isa>.cpp), reached through KernelTable::causal_attention.

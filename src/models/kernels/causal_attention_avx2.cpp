@@ -1,5 +1,6 @@
 // AVX2+FMA instance of the causal attention kernel: 8 floats per register, 16 registers, so score
-// blocks of 2 queries x 4 keys and value blocks of 2 queries x 32 dims.
+// blocks of 3 queries x 32 keys (12 accumulators, the keys read from L1 by the FMAs) and value blocks
+// of 2 queries x 32 dims.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +17,8 @@
 namespace ninfer::models::kernels::avx2 {
 
 struct AV : FloatVec {
-  static constexpr int kScoreRows = 2;
+  static constexpr int kScoreRows = 3;
+  static constexpr int kScoreVecs = 4;
   static constexpr int kValueRows = 2;
   static constexpr int kValueVecs = 4;
   NINFER_VEC_OP reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
@@ -27,12 +29,6 @@ struct AV : FloatVec {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  // Lane i = ((a_i0 + a_i1) + (a_i2 + a_i3)) + ((a_i4 + a_i5) + (a_i6 + a_i7)) for every i.
-  NINFER_VEC_OP reg reduce(const reg* a) {
-    const reg u0 = _mm256_hadd_ps(_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]));
-    const reg u1 = _mm256_hadd_ps(_mm256_hadd_ps(a[4], a[5]), _mm256_hadd_ps(a[6], a[7]));
-    return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
   }
   NINFER_VEC_OP reg round(reg a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   NINFER_VEC_OP reg pow2(reg n) {

@@ -1,5 +1,5 @@
 // AVX-512F instance of the causal attention kernel: 16 floats per register, 32 registers, so score
-// blocks of 2 queries x 8 keys and value blocks of 4 queries x 64 dims.
+// blocks of 6 queries x 32 keys and value blocks of 4 queries x 64 dims.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,7 +23,8 @@
 namespace ninfer::models::kernels::avx512 {
 
 struct AV : FloatVec {
-  static constexpr int kScoreRows = 2;
+  static constexpr int kScoreRows = 6;
+  static constexpr int kScoreVecs = 2;
   static constexpr int kValueRows = 4;
   static constexpr int kValueVecs = 4;
   NINFER_VEC_OP reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
@@ -35,20 +36,6 @@ struct AV : FloatVec {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  // Eight 256-bit sums -> one vector of eight, lane i = the fixed tree over h[i] (as in AVX2).
-  NINFER_VEC_OP __m256 reduce8(const __m256* h) {
-    const __m256 u0 = _mm256_hadd_ps(_mm256_hadd_ps(h[0], h[1]), _mm256_hadd_ps(h[2], h[3]));
-    const __m256 u1 = _mm256_hadd_ps(_mm256_hadd_ps(h[4], h[5]), _mm256_hadd_ps(h[6], h[7]));
-    return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
-  }
-  // Lane i = the AVX2 tree over (low half + high half) of a[i], for every i.
-  NINFER_VEC_OP reg reduce(const reg* a) {
-    __m256 h[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) h[i] = _mm256_add_ps(low(a[i]), high(a[i]));
-    const __m256 r0 = reduce8(h), r1 = reduce8(h + 8);
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(r0)), _mm256_castps_pd(r1), 1));
   }
   NINFER_VEC_OP reg round(reg a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   NINFER_VEC_OP reg pow2(reg n) {

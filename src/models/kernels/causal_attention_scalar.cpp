@@ -14,14 +14,14 @@
 namespace ninfer::models::kernels::scalar {
 
 struct AV : FloatVec {
-  static constexpr int kScoreRows = 1;
+  static constexpr int kScoreRows = 2;
+  static constexpr int kScoreVecs = 4;
   static constexpr int kValueRows = 2;
   static constexpr int kValueVecs = 2;
   NINFER_VEC_OP reg sub(reg a, reg b) { return a - b; }
   NINFER_VEC_OP reg max(reg a, reg b) { return a > b ? a : b; }
   NINFER_VEC_OP float first(reg a) { return a; }
   NINFER_VEC_OP float hmax(reg a) { return a; }
-  NINFER_VEC_OP reg reduce(const reg* a) { return a[0]; }
   // 1.5 * 2^23: adding it leaves no fraction bits, so the sum is rounded to an integer (to nearest
   // even, the default mode); exact for |a| < 2^22, far more than exp's exponents need.
   NINFER_VEC_OP reg round(reg a) { return (a + 12582912.0f) - 12582912.0f; }

@@ -208,14 +208,19 @@ void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> ou
   if (begin < 0 || count < 0 || begin + count > kv_->length(slot))
     throw std::invalid_argument("read_kv: positions [" + std::to_string(begin) + ", " + std::to_string(begin + count) +
                                 ") outside the slot's " + std::to_string(kv_->length(slot)));
-  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(uint16_t);
   if (out.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("read_kv: output too small");
-  std::byte* p = out.data();
-  const size_t offset = static_cast<size_t>(begin) * kv_->kv_dim();
+  // Exported as rows ([layer]: keys [count][kv_dim], then values likewise), whatever the cache's own
+  // layout: prefix cache blocks then hold plain positions.
+  const int64_t kvdim = kv_->kv_dim();
+  const size_t run = static_cast<size_t>(count) * kvdim;
+  auto* p = reinterpret_cast<uint16_t*>(out.data());
   for (int l = 0; l < weights_->config.num_layers; ++l) {
-    std::memcpy(p, kv_->keys(slot, l) + offset, run);
-    std::memcpy(p + run, kv_->values(slot, l) + offset, run);
+    const uint16_t* keys = kv_->keys(slot, l);
+    for (int64_t j = 0; j < count; ++j) {
+      for (int64_t i = 0; i < kvdim; ++i) p[j * kvdim + i] = keys[kv_->key_index(begin + j, i)];
+    }
+    std::memcpy(p + run, kv_->values(slot, l) + static_cast<size_t>(begin) * kvdim, run * sizeof(uint16_t));
     p += 2 * run;
   }
 }
@@ -228,12 +233,15 @@ void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
   if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("append_kv: input too small");
   kv_->reserve(slot, begin + count);
-  const size_t run = static_cast<size_t>(count) * kv_->kv_dim() * sizeof(uint16_t);
-  const std::byte* p = in.data();
-  const size_t offset = static_cast<size_t>(begin) * kv_->kv_dim();
+  const int64_t kvdim = kv_->kv_dim();
+  const size_t run = static_cast<size_t>(count) * kvdim;
+  const auto* p = reinterpret_cast<const uint16_t*>(in.data());
   for (int l = 0; l < weights_->config.num_layers; ++l) {
-    std::memcpy(kv_->keys(slot, l) + offset, p, run);
-    std::memcpy(kv_->values(slot, l) + offset, p + run, run);
+    uint16_t* keys = kv_->keys(slot, l);
+    for (int64_t j = 0; j < count; ++j) {
+      for (int64_t i = 0; i < kvdim; ++i) keys[kv_->key_index(begin + j, i)] = p[j * kvdim + i];
+    }
+    std::memcpy(kv_->values(slot, l) + static_cast<size_t>(begin) * kvdim, p + run, run * sizeof(uint16_t));
     p += 2 * run;
   }
   kv_->set_length(slot, begin + count);
@@ -383,10 +391,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
         rms_norm(kh, nw.k.data(), hd, eps, kh);
         rope(kh, ct, st, half);
       }
-      uint16_t* kc = kv_->keys(it.slot, l) + int64_t{it.pos} * kvdim;
+      // Keys go transposed into their block (a column of kKeyBlock-element rows), values as a row.
+      uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
       uint16_t* vc = kv_->values(it.slot, l) + int64_t{it.pos} * kvdim;
       for (int64_t i = 0; i < kvdim; ++i) {
-        kc[i] = f32_to_f16(k[t * skv + i]);
+        kc[i * KvCache::kKeyBlock] = f32_to_f16(k[t * skv + i]);
         vc[i] = f32_to_f16(v[t * skv + i]);
       }
     }
@@ -401,9 +410,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       kernels::CausalAttentionArgs a;
       a.q = q + b.first * sq + g * group * hd;
       a.q_stride = sq;
-      a.k = kv_->keys(it.slot, l) + g * hd;
+      a.k = kv_->keys(it.slot, l) + kv_->key_index(0, g * hd);
+      a.k_block_stride = kv_->key_block_stride();
       a.v = kv_->values(it.slot, l) + g * hd;
-      a.kv_stride = kvdim;
+      a.v_block_stride = kv_->key_block_stride();
+      a.v_stride = kvdim;
       a.out = attn + b.first * sq + g * group * hd;
       a.out_stride = sq;
       a.pos0 = it.pos;
