@@ -4,8 +4,12 @@
 
 namespace ninfer::models {
 
-KvCache::KvCache(int layers, int kv_dim, int slots, int max_context)
-    : layers_(layers), kv_dim_(kv_dim), max_context_(max_context), slots_(static_cast<size_t>(slots)) {
+KvCache::KvCache(int layers, int kv_heads, int head_dim, int slots, int max_context)
+    : layers_(layers),
+      kv_dim_(kv_heads * head_dim),
+      head_dim_(head_dim),
+      max_context_(max_context),
+      slots_(static_cast<size_t>(slots)) {
   for (Slot& s : slots_) {
     s.keys.resize(static_cast<size_t>(layers));
     s.values.resize(static_cast<size_t>(layers));
@@ -16,7 +20,7 @@ void KvCache::reserve(int slot, int positions) {
   Slot& s = slots_[slot];
   if (positions <= s.capacity) return;
   const int grown = std::min(std::max(positions, s.capacity * 2), std::max(positions, max_context_));
-  const int capacity = (grown + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  const int capacity = (grown + kBlock - 1) / kBlock * kBlock;
   const size_t elements = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
   for (int l = 0; l < layers_; ++l) {
     s.keys[l].resize(elements);

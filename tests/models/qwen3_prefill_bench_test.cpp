@@ -97,7 +97,6 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
   const int64_t block = int_list("NINFER_BENCH_BLOCK_ROWS", {16}).front();
   const kernels::KernelTable& kt = kernels::best_kernels();
-  const bool blocked_values = std::getenv("NINFER_BENCH_BLOCKED_V") != nullptr;
   for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
     const size_t kv_floats = static_cast<size_t>(ctx * kvdim);
     uint16_t* k = nullptr;  // f16, as the cache holds them
@@ -122,17 +121,13 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
           kernels::CausalAttentionArgs a;
           a.q = q.data() + b * qdim + g * group * dim;
           a.q_stride = qdim;
-          a.k = k + g * dim * kernels::kAttentionKeyTile;  // keys in the cache's transposed blocks
+          // The cache's layout (KvCache): blocks of T positions, by head within a block; keys
+          // transposed ([dim][T]), values as rows ([T][dim]).
+          a.k = k + g * dim * kernels::kAttentionKeyTile;
           a.k_block_stride = kvdim * kernels::kAttentionKeyTile;
-          if (blocked_values) {  // [block][head][T][dim]
-            a.v = v + g * dim * kernels::kAttentionKeyTile;
-            a.v_block_stride = kvdim * kernels::kAttentionKeyTile;
-            a.v_stride = dim;
-          } else {
-            a.v = v + g * dim;
-            a.v_block_stride = kvdim * kernels::kAttentionKeyTile;
-            a.v_stride = kvdim;
-          }
+          a.v = v + g * dim * kernels::kAttentionKeyTile;
+          a.v_block_stride = kvdim * kernels::kAttentionKeyTile;
+          a.v_stride = dim;
           a.out = out.data() + b * qdim + g * group * dim;
           a.out_stride = qdim;
           a.pos0 = ctx - chunk + b;

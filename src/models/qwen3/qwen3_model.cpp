@@ -142,7 +142,7 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
 
   kernels_ = options_.isa ? &kernels::kernel_table(*options_.isa) : &kernels::best_kernels();
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
-  kv_ = std::make_unique<KvCache>(c.num_layers, static_cast<int>(kvdim), options_.slots, options_.max_context);
+  kv_ = std::make_unique<KvCache>(c.num_layers, c.num_kv_heads, c.head_dim, options_.slots, options_.max_context);
 
   // Norm weights are small: fp32 copies once, whatever their stored dtype.
   norms_.reserve(w.layers.size());
@@ -212,15 +212,18 @@ void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> ou
     throw std::invalid_argument("read_kv: output too small");
   // Exported as rows ([layer]: keys [count][kv_dim], then values likewise), whatever the cache's own
   // layout: prefix cache blocks then hold plain positions.
-  const int64_t kvdim = kv_->kv_dim();
+  const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim();
   const size_t run = static_cast<size_t>(count) * kvdim;
   auto* p = reinterpret_cast<uint16_t*>(out.data());
   for (int l = 0; l < weights_->config.num_layers; ++l) {
     const uint16_t* keys = kv_->keys(slot, l);
+    const uint16_t* values = kv_->values(slot, l);
     for (int64_t j = 0; j < count; ++j) {
       for (int64_t i = 0; i < kvdim; ++i) p[j * kvdim + i] = keys[kv_->key_index(begin + j, i)];
+      for (int64_t i = 0; i < kvdim; i += hd) {
+        std::memcpy(p + run + j * kvdim + i, values + kv_->value_index(begin + j, i), hd * sizeof(uint16_t));
+      }
     }
-    std::memcpy(p + run, kv_->values(slot, l) + static_cast<size_t>(begin) * kvdim, run * sizeof(uint16_t));
     p += 2 * run;
   }
 }
@@ -233,15 +236,18 @@ void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
   if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("append_kv: input too small");
   kv_->reserve(slot, begin + count);
-  const int64_t kvdim = kv_->kv_dim();
+  const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim();
   const size_t run = static_cast<size_t>(count) * kvdim;
   const auto* p = reinterpret_cast<const uint16_t*>(in.data());
   for (int l = 0; l < weights_->config.num_layers; ++l) {
     uint16_t* keys = kv_->keys(slot, l);
+    uint16_t* values = kv_->values(slot, l);
     for (int64_t j = 0; j < count; ++j) {
       for (int64_t i = 0; i < kvdim; ++i) keys[kv_->key_index(begin + j, i)] = p[j * kvdim + i];
+      for (int64_t i = 0; i < kvdim; i += hd) {
+        std::memcpy(values + kv_->value_index(begin + j, i), p + run + j * kvdim + i, hd * sizeof(uint16_t));
+      }
     }
-    std::memcpy(kv_->values(slot, l) + static_cast<size_t>(begin) * kvdim, p + run, run * sizeof(uint16_t));
     p += 2 * run;
   }
   kv_->set_length(slot, begin + count);
@@ -391,12 +397,13 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
         rms_norm(kh, nw.k.data(), hd, eps, kh);
         rope(kh, ct, st, half);
       }
-      // Keys go transposed into their block (a column of kKeyBlock-element rows), values as a row.
+      // Keys go transposed into their block (a column of kBlock-element rows), values as a row per head.
       uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
-      uint16_t* vc = kv_->values(it.slot, l) + int64_t{it.pos} * kvdim;
-      for (int64_t i = 0; i < kvdim; ++i) {
-        kc[i * KvCache::kKeyBlock] = f32_to_f16(k[t * skv + i]);
-        vc[i] = f32_to_f16(v[t * skv + i]);
+      for (int64_t i = 0; i < kvdim; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+      uint16_t* vals = kv_->values(it.slot, l);
+      for (int64_t g = 0; g < kv_heads; ++g) {
+        uint16_t* vc = vals + kv_->value_index(it.pos, g * hd);
+        for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
       }
     }
 
@@ -411,10 +418,10 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       a.q = q + b.first * sq + g * group * hd;
       a.q_stride = sq;
       a.k = kv_->keys(it.slot, l) + kv_->key_index(0, g * hd);
-      a.k_block_stride = kv_->key_block_stride();
-      a.v = kv_->values(it.slot, l) + g * hd;
-      a.v_block_stride = kv_->key_block_stride();
-      a.v_stride = kvdim;
+      a.k_block_stride = kv_->block_stride();
+      a.v = kv_->values(it.slot, l) + kv_->value_index(0, g * hd);
+      a.v_block_stride = kv_->block_stride();
+      a.v_stride = hd;
       a.out = attn + b.first * sq + g * group * hd;
       a.out_stride = sq;
       a.pos0 = it.pos;
