@@ -54,8 +54,8 @@ struct Sequence {
   // Output rows [pos0, pos0 + rows) into out (rows of q_stride floats, head h at h*dim).
   void attend(const kernels::KernelTable& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
     std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(rows, heads, dim)));
-    // The cache's layouts: values as rows, keys transposed in whole blocks of T positions. The block
-    // past the last position is filled with NaN (a cache block is only ever partly written).
+    // The cache's layouts: values as rows, keys transposed in whole blocks of T positions. The rest of
+    // the last block holds NaN (a cache block is written a position at a time).
     const int64_t T = kernels::kAttentionKeyTile, blocks = (length + T - 1) / T;
     std::vector<uint16_t> kh(static_cast<size_t>(blocks * T * kv_stride), f32_to_f16(NAN)), vh(v.size());
     for (int64_t j = 0; j < length; ++j) {
@@ -65,7 +65,7 @@ struct Sequence {
     CausalAttentionArgs a;
     a.q = q.data() + pos0 * q_stride;
     a.q_stride = q_stride;
-    a.k = kh.data() + dim * T;  // the KV head sits one head into each cache row
+    a.k = kh.data() + dim * T;  // the KV head sits one head into each position's channels
     a.k_block_stride = kv_stride * T;
     a.v = vh.data() + dim;
     a.v_block_stride = kv_stride * T;
