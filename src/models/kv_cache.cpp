@@ -1,6 +1,8 @@
 #include "models/kv_cache.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace ninfer::models {
 
@@ -9,24 +11,17 @@ KvCache::KvCache(int layers, int kv_heads, int head_dim, int slots, int max_cont
       kv_dim_(kv_heads * head_dim),
       head_dim_(head_dim),
       max_context_(max_context),
-      slots_(static_cast<size_t>(slots)) {
-  for (Slot& s : slots_) {
-    s.keys.resize(static_cast<size_t>(layers));
-    s.values.resize(static_cast<size_t>(layers));
-  }
-}
+      layer_elements_(static_cast<size_t>((max_context + kBlock - 1) / kBlock * kBlock) * static_cast<size_t>(kv_dim_)),
+      slots_(static_cast<size_t>(slots)) {}
 
 void KvCache::reserve(int slot, int positions) {
   Slot& s = slots_[slot];
   if (positions <= s.capacity) return;
-  const int grown = std::min(std::max(positions, s.capacity * 2), std::max(positions, max_context_));
-  const int capacity = (grown + kBlock - 1) / kBlock * kBlock;
-  const size_t elements = static_cast<size_t>(capacity) * static_cast<size_t>(kv_dim_);
-  for (int l = 0; l < layers_; ++l) {
-    s.keys[l].resize(elements);
-    s.values[l].resize(elements);
-  }
-  s.capacity = capacity;
+  if (positions > max_context_)
+    throw std::length_error("KV cache: " + std::to_string(positions) + " positions past max_context " +
+                            std::to_string(max_context_));
+  if (!s.storage.data()) s.storage = ReservedMemory(2 * static_cast<size_t>(layers_) * layer_elements_ * sizeof(uint16_t));
+  s.capacity = (positions + kBlock - 1) / kBlock * kBlock;
 }
 
 size_t KvCache::bytes() const {

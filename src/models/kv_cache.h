@@ -6,8 +6,10 @@
 //   keys   [position / kBlock][head][head dim][position % kBlock]: transposed, so attention scores
 //          a key per vector lane, with no sums across lanes;
 //   values [position / kBlock][head][position % kBlock][head dim]: rows, for P.V.
-// Storage grows with the slot (doubling, in whole blocks, capped near max_context), so a server with
-// many slots and a long max_context only pays for the positions its sequences actually reach.
+// Each slot reserves address space for max_context positions when first used, and memory is
+// committed page by page as positions are written (ReservedMemory): a server with many slots and a
+// long max_context only pays for the positions its sequences actually reach, and a slot never moves
+// as it grows, so no step ever waits for a copy of a slot's cache.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "models/kernels/causal_attention.h"
+#include "models/reserved_memory.h"
 
 namespace ninfer::models {
 
@@ -45,26 +48,33 @@ class KvCache {
   }
   int64_t block_stride() const { return int64_t{kv_dim_} * kBlock; }
 
-  // Makes room for positions [0, positions) of a slot; positions <= max_context.
+  // Makes room for positions [0, positions) of a slot; positions <= max_context (std::length_error
+  // past it). Never moves what the slot holds.
   void reserve(int slot, int positions);
 
-  uint16_t* keys(int slot, int layer) { return slots_[slot].keys[layer].data(); }
-  uint16_t* values(int slot, int layer) { return slots_[slot].values[layer].data(); }
-  const uint16_t* keys(int slot, int layer) const { return slots_[slot].keys[layer].data(); }
-  const uint16_t* values(int slot, int layer) const { return slots_[slot].values[layer].data(); }
+  // A layer's keys and values of a slot; null before the slot's first reserve().
+  uint16_t* keys(int slot, int layer) { return layer_base(slot, layer, 0); }
+  uint16_t* values(int slot, int layer) { return layer_base(slot, layer, 1); }
+  const uint16_t* keys(int slot, int layer) const { return const_cast<KvCache*>(this)->layer_base(slot, layer, 0); }
+  const uint16_t* values(int slot, int layer) const { return const_cast<KvCache*>(this)->layer_base(slot, layer, 1); }
 
-  size_t bytes() const;  // currently allocated
+  size_t bytes() const;  // the positions made room for, in all slots: the most memory they commit
 
  private:
   struct Slot {
     int length = 0;
-    int capacity = 0;  // positions, a multiple of kBlock
-    std::vector<std::vector<uint16_t>> keys, values;  // [layer][key_index], [layer][value_index]
+    int capacity = 0;        // positions, a multiple of kBlock
+    ReservedMemory storage;  // [layer][keys, values][layer_elements_]
   };
+  uint16_t* layer_base(int slot, int layer, int part) {
+    auto* base = static_cast<uint16_t*>(slots_[slot].storage.data());
+    return base ? base + (size_t(2) * static_cast<size_t>(layer) + static_cast<size_t>(part)) * layer_elements_ : nullptr;
+  }
   int layers_;
   int kv_dim_;
   int head_dim_;
   int max_context_;
+  size_t layer_elements_;  // max_context rounded up to whole blocks, times kv_dim
   std::vector<Slot> slots_;
 };
 
