@@ -47,8 +47,9 @@ struct EngineOptions {
   // Chunked prefill: a step's forward pass holds at most max_step_tokens positions (decode rows and
   // prompt chunks together). While any row is decoding, prompts advance by at most
   // prefill_tokens_while_decoding positions per step, and by fewer when max_decode_slowdown is set:
-  // then the chunk is sized from measured forward times so that a step takes about that many times
-  // a step of the decoding rows alone. A long new prompt thus slows the running streams by a bounded
+  // then the chunk is sized from measured forward times so that a step takes at most that many times
+  // a step of the decoding rows alone, even when it runs as much over its prediction as the worst
+  // decile of recent such steps did. A long new prompt thus slows the running streams by a bounded
   // factor instead of freezing them. max_decode_slowdown 0: always prefill_tokens_while_decoding.
   int max_step_tokens = 512;
   int prefill_tokens_while_decoding = 256;

@@ -562,7 +562,11 @@ int EngineImpl::prompt_budget(int decoding) const {
   int chunk = options_.prefill_tokens_while_decoding;
   const double decode_step_s = step_costs_.estimate(decoding);
   if (options_.max_decode_slowdown > 0 && decode_step_s > 0 && prompt_position_s_ > 0) {
-    const double fits = (options_.max_decode_slowdown - 1.0) * decode_step_s / prompt_position_s_;
+    // The step (decode rows + chunk) is predicted from the two costs; it must fit the budget even
+    // when it takes as much longer than predicted as the worst decile of recent chunk steps did
+    // (a busy core, a cache-cold layer), so that the budget bounds the streams' tail latency.
+    const double miss = std::clamp(chunk_step_error_.quantile(0.9, 16, 1.0), 1.0, options_.max_decode_slowdown);
+    const double fits = (options_.max_decode_slowdown / miss - 1.0) * decode_step_s / prompt_position_s_;
     chunk = static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(chunk)));
   }
   return std::min(step, chunk);
@@ -582,6 +586,8 @@ void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t promp
   // the same rows and drafts.
   const double decode_s = decoding > 0 ? step_costs_.estimate(decode_positions) : 0;
   const double prompt_s = decoding > 0 && decode_s > 0 ? forward_s - decode_s : forward_s;
+  if (decode_s > 0 && prompt_position_s_ > 0)
+    chunk_step_error_.add(forward_s / (decode_s + prompt_position_s_ * static_cast<double>(prompt_positions)));
   if (prompt_s > 0) speculative::learn_moving_average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
 }
 

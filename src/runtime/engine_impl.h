@@ -17,6 +17,7 @@
 #include "runtime/chat_prompt.h"
 #include "runtime/prefix_cache.h"
 #include "runtime/program.h"
+#include "runtime/recent_quantile.h"
 #include "runtime/request.h"
 #include "speculative/draft_model_proposer.h"
 #include "speculative/draft_plan.h"
@@ -75,6 +76,8 @@ class EngineImpl {
   speculative::StepCostTable step_costs_;
   double prompt_position_s_ = 0;
   int steps_since_decode_only_ = 0;  // steps with prompt positions since a decode-only step
+  // Of the last steps with a prompt chunk beside decoding rows: measured over predicted forward time.
+  runtime::RecentQuantile<64> chunk_step_error_;
   // Speculative decoding: a draft-model round's moving average (seconds) and the steps planned.
   double draft_round_s_ = 0;
   uint64_t plan_steps_ = 0;

@@ -6,16 +6,20 @@
 // most expected tokens per second of that curve.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
 namespace ninfer::speculative {
 
-// avg moves a quarter of the way to the newest sample (0 = none yet: the sample itself). The
-// Engine's measured costs all learn this way.
+// avg moves a quarter of the way to the newest sample (0 = none yet: the sample itself), a sample
+// counting as at most twice and at least half the average: one forward that a preempted core
+// stretched 7-fold would otherwise make the interleaved prompt chunks that size themselves from
+// these costs overshoot for dozens of steps, while a real change still gets through in a few
+// samples. The Engine's measured costs all learn this way.
 inline void learn_moving_average(double& avg, double sample) {
-  constexpr double kWeight = 0.25;
-  avg = avg == 0 ? sample : avg + kWeight * (sample - avg);
+  constexpr double kWeight = 0.25, kClip = 2.0;
+  avg = avg == 0 ? sample : avg + kWeight * (std::clamp(sample, avg / kClip, avg * kClip) - avg);
 }
 
 // Moving averages of a decode step's forward seconds, by its positions (rows plus drafts).

@@ -43,7 +43,11 @@ class FakeModel final : public models::LanguageModel {
         if (r.logits_count > 0 && r.slot >= 0 && r.slot < slot_count()) context += slots_[r.slot].size();
       }
       const size_t charged = positions - std::min(positions, free_positions);
-      std::this_thread::sleep_for(delay_per_position * charged + delay_per_context_position * context);
+      bool chunk = false;
+      for (const models::ForwardRow& r : rows) chunk |= r.logits_count == 0 || r.tokens.size() > 1;
+      const bool slow = chunk && slow_chunk_every > 0 && chunk_forwards++ % slow_chunk_every == slow_chunk_every - 1;
+      const std::chrono::duration<double, std::micro> delay = delay_per_position * charged + delay_per_context_position * context;
+      std::this_thread::sleep_for(slow ? delay * slow_chunk_factor : delay);
     }
     if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
@@ -96,6 +100,11 @@ class FakeModel final : public models::LanguageModel {
   // And, for a row that samples (a decoding row), for every position already in its slot: its
   // attention's share, so that decode steps grow dearer as the contexts grow.
   std::chrono::microseconds delay_per_context_position{0};
+  // Every slow_chunk_every-th forward with a prompt chunk (a row of several positions or with no
+  // logits) takes slow_chunk_factor times its delay: steps that miss their predicted cost.
+  int slow_chunk_every = 0;
+  double slow_chunk_factor = 1.0;
+  int chunk_forwards = 0;
   // Every forward's rows (slot, tokens, logits_count), when asked for.
   struct LoggedRow {
     int slot, tokens, logits_count;

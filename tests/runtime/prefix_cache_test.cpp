@@ -325,6 +325,50 @@ TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
   EXPECT_GE(later.front(), 1);
 }
 
+TEST(ChunkedPrefill, ChunksLeaveRoomForStepsThatRunLongerThanPredicted) {
+  // Four rows decode at 2 ms a position (8 ms a step); every fourth step with a prompt chunk takes
+  // 1.5 times its cost. Sized for the average, chunks of 4 positions make those steps 3 times a
+  // decode step; sized for the worst decile of the prediction's misses, chunks of 1-2 positions
+  // keep nine steps in ten within the slowdown of 2 (one position of slack for sleep overshoot).
+  auto model = kv_model(5);
+  model->delay_per_position = std::chrono::milliseconds(2);
+  model->slow_chunk_every = 4;
+  model->slow_chunk_factor = 1.5;
+  model->record_forwards = true;
+  EngineOptions o = engine_options(false, 5);
+  o.prefill_tokens_while_decoding = 64;
+  o.max_decode_slowdown = 2.0;
+  EngineImpl e(model, o);
+  e.hold_admission(true);
+  std::vector<RequestHandle> rows;
+  for (int i = 0; i < 4; ++i) rows.push_back(e.submit(token_prompt(tokens(2, 10 + 10 * i)), sampled(1 + i, 200)));
+  e.hold_admission(false);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(rows[0].next());  // decode-only steps measured
+  RequestHandle b = e.submit(token_prompt(tokens(120, 400)), sampled(9, 2));
+  EXPECT_EQ(b.wait().finish_reason, FinishReason::Length);
+  for (RequestHandle& r : rows) r.cancel();
+  for (RequestHandle& r : rows) r.wait();
+  // Each step with a chunk beside the four decoding rows, as the fake model timed it, over a
+  // decode-only step (8 ms); the first 16 are left out while the estimates settle.
+  std::vector<double> ratios;
+  int chunk_forwards = 0;
+  for (const auto& step : model->forward_log) {
+    int positions = 0, decoding = 0;
+    bool chunk = false;
+    for (const auto& row : step) {
+      positions += row.tokens;
+      chunk |= row.logits_count == 0 || row.tokens > 1;
+      decoding += row.tokens == 1 && row.logits_count == 1;
+    }
+    if (!chunk) continue;
+    const bool slow = chunk_forwards++ % 4 == 3;
+    if (decoding == 4 && chunk_forwards > 16) ratios.push_back(positions * 2.0 * (slow ? 1.5 : 1.0) / 8.0);
+  }
+  ASSERT_GE(ratios.size(), 20u);
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_LE(ratios[ratios.size() * 9 / 10], 2.25) << "the chunks were sized for the average step";
+}
+
 TEST(ChunkedPrefill, ChunksDoNotCollapseAsTheRunningRowsContextsGrow) {
   // A decoding row costs 1 ms plus 20 us per position of its context, so the two decoding rows' steps
   // grow dearer by ~2% a step while a long prompt is admitted beside them (1 ms a position).

@@ -33,6 +33,10 @@ TEST(StepCostTable, MeasuredShapesInterpolatedBetweenAndFlatPastTheLargest) {
   EXPECT_FALSE(t.measured(5));
   t.learn(2, 14);  // a moving average: a quarter of the newest
   EXPECT_DOUBLE_EQ(t.estimate(2), 11);
+  t.learn(2, 77);  // an outlier counts as twice the average
+  EXPECT_DOUBLE_EQ(t.estimate(2), 13.75);
+  t.learn(2, 1);  // and one below as half
+  EXPECT_DOUBLE_EQ(t.estimate(2), 13.75 - 0.25 * 6.875);
   t.learn(0, 5);
   t.learn(StepCostTable::kMaxPositions + 1, 5);
   t.learn(3, std::nan(""));
