@@ -216,10 +216,14 @@ TEST(CausalAttention, KeysPastTheBlockAreNeverRead) {
         dirty.v[j * dirty.kv_stride + c] = NAN;
       }
     }
-    std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
-    clean.attend(kernels::kernel_table(isa), 60, 40, 0.2f, a);
-    dirty.attend(kernels::kernel_table(isa), 60, 40, 0.2f, b);
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << kernels::isa_name(isa);
+    // A prefill block (widened tiles), and one decode row (its two heads read the f16 cache in place).
+    for (const auto& [first, rows] : {std::pair<int64_t, int64_t>{60, 40}, {99, 1}}) {
+      std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
+      clean.attend(kernels::kernel_table(isa), first, rows, 0.2f, a);
+      dirty.attend(kernels::kernel_table(isa), first, rows, 0.2f, b);
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+          << kernels::isa_name(isa) << " rows " << first << ".." << first + rows;
+    }
   }
 }
 
