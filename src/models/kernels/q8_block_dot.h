@@ -116,6 +116,22 @@ struct Q8Avx2 {
   }
 };
 
+#define NINFER_Q8_VNNI_OP __attribute__((target("avx2,fma,avx512f,avx512vl,avx512vnni"), always_inline)) static inline
+
+// AVX-512 VNNI (the AVX-512 kernels): vpdpbusd sums the four byte products of each lane into int32
+// in one instruction, where AVX2 needs vpmaddubsw then vpmaddwd. The sums are the same integers (no
+// pair can saturate int16, see above), so the results are Q8Avx2's bit for bit. 256-bit, like a
+// block: a 512-bit register would hold two blocks with different scales.
+struct Q8Vnni : Q8Avx2 {
+  NINFER_Q8_VNNI_OP acc fmadd(const weights& w, const int8_t* x, scale d, acc a) {
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i signs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.w));
+    const __m256i quads = _mm256_dpbusd_epi32(_mm256_setzero_si256(), w.abs, _mm256_sign_epi8(xv, signs));
+    return _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(quads), a);
+  }
+};
+
+#undef NINFER_Q8_VNNI_OP
 #undef NINFER_Q8_AVX2_OP
 #endif
 

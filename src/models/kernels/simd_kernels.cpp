@@ -43,7 +43,9 @@ bool isa_supported(Isa isa) {
     case Isa::Avx2:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case Isa::Avx512:
-      return isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f");
+      // VNNI for the Q8_0 block dots (Cascade Lake, Ice Lake, Zen 4 and later; Skylake-X runs AVX2).
+      return isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512vnni");
 #else
     default:
       return false;

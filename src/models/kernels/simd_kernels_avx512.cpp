@@ -1,4 +1,4 @@
-// AVX-512F instances of the kernels: 16 floats per register, 32 registers, so tiles of one weight row
+// AVX-512 (F, VL, VNNI) instances of the kernels: 16 floats per register, 32 registers, so tiles of one weight row
 // against up to 8 batch rows (batches of 1-2), and of 3 weight rows x 8 batch rows (24 accumulators,
 // 3 widened weights, 1 activation) for larger batches.
 #include <cmath>
@@ -21,7 +21,7 @@
 #include "models/kernels/q8_block_dot.h"
 #include "models/kernels/simd_kernels.h"
 
-#define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx2,fma,f16c")))
+#define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512vnni,avx2,fma,f16c")))
 #define NINFER_VEC_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) static inline
 
 namespace ninfer::models::kernels::avx512 {
@@ -31,7 +31,7 @@ struct V : FloatVec {
   static constexpr int kPanelMinBatch = 3;
   static constexpr int kTileRows = 3;
   static constexpr int kTileBatch = 8;
-  using Q8 = Q8Avx2;  // Q8_0 weights: int8 dot products (q8_block_dot.h)
+  using Q8 = Q8Vnni;  // Q8_0 weights: int8 dot products (q8_block_dot.h)
   static constexpr int kQ8TileRows = 4;
   static constexpr int kQ8TileBatch = 4;
   NINFER_VEC_OP reg load_bf16(const uint16_t* p) {
