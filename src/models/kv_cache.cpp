@@ -1,6 +1,5 @@
 #include "models/kv_cache.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -11,7 +10,7 @@ KvCache::KvCache(int layers, int kv_heads, int head_dim, int slots, int max_cont
       kv_dim_(kv_heads * head_dim),
       head_dim_(head_dim),
       max_context_(max_context),
-      layer_elements_(static_cast<size_t>((max_context + kBlock - 1) / kBlock * kBlock) * static_cast<size_t>(kv_dim_)),
+      layer_elements_(static_cast<size_t>(whole_blocks(max_context)) * static_cast<size_t>(kv_dim_)),
       slots_(static_cast<size_t>(slots)) {}
 
 void KvCache::reserve(int slot, int positions) {
@@ -21,7 +20,7 @@ void KvCache::reserve(int slot, int positions) {
     throw std::length_error("KV cache: " + std::to_string(positions) + " positions past max_context " +
                             std::to_string(max_context_));
   if (!s.storage.data()) s.storage = ReservedMemory(2 * static_cast<size_t>(layers_) * layer_elements_ * sizeof(uint16_t));
-  s.capacity = (positions + kBlock - 1) / kBlock * kBlock;
+  s.capacity = whole_blocks(positions);
 }
 
 size_t KvCache::bytes() const {

@@ -55,8 +55,8 @@ class KvCache {
   // A layer's keys and values of a slot; null before the slot's first reserve().
   uint16_t* keys(int slot, int layer) { return layer_base(slot, layer, 0); }
   uint16_t* values(int slot, int layer) { return layer_base(slot, layer, 1); }
-  const uint16_t* keys(int slot, int layer) const { return const_cast<KvCache*>(this)->layer_base(slot, layer, 0); }
-  const uint16_t* values(int slot, int layer) const { return const_cast<KvCache*>(this)->layer_base(slot, layer, 1); }
+  const uint16_t* keys(int slot, int layer) const { return layer_base(slot, layer, 0); }
+  const uint16_t* values(int slot, int layer) const { return layer_base(slot, layer, 1); }
 
   size_t bytes() const;  // the positions made room for, in all slots: the most memory they commit
 
@@ -66,7 +66,8 @@ class KvCache {
     int capacity = 0;        // positions, a multiple of kBlock
     ReservedMemory storage;  // [layer][keys, values][layer_elements_]
   };
-  uint16_t* layer_base(int slot, int layer, int part) {
+  static int whole_blocks(int positions) { return (positions + kBlock - 1) / kBlock * kBlock; }
+  uint16_t* layer_base(int slot, int layer, int part) const {
     auto* base = static_cast<uint16_t*>(slots_[slot].storage.data());
     return base ? base + (size_t(2) * static_cast<size_t>(layer) + static_cast<size_t>(part)) * layer_elements_ : nullptr;
   }
