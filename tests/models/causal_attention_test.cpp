@@ -109,7 +109,7 @@ struct Sequence {
 
 std::vector<Isa> supported_isas() {
   std::vector<Isa> out;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
     if (kernels::isa_supported(isa)) out.push_back(isa);
   }
   return out;

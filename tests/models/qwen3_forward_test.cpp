@@ -338,17 +338,18 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   // What the prefix cache and speculative decoding rely on: a position's logits do not depend on how
   // the forward passes were cut. A prompt longer than two attention key tiles, prefilled whole, in
   // chunks, token by token, as a verification row after a shorter prefill, and beside other rows,
-  // at 1 and 3 threads, at every instruction set: every logit bit-identical.
-  const auto w = tiny_weights(DType::BF16);
+  // at 1 and 3 threads, at every instruction set, with bf16 and Q8_0 weights: every logit bit-identical.
+  for (DType dtype : {DType::BF16, DType::Q8_0}) {
+  const auto w = tiny_weights(dtype);
   const int vocab = w->config.vocab_size;
   const int n = 2 * static_cast<int>(kernels::kAttentionKeyTile) + 21;
   const auto tokens = random_tokens(n, vocab, 31), other = random_tokens(40, vocab, 32);
   const auto same_bits = [](std::span<const float> a, std::span<const float> b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
     if (!kernels::isa_supported(isa)) continue;
-    const std::string name = kernels::isa_name(isa);
+    const std::string name = std::string(kernels::isa_name(isa)) + " " + dtype_name(dtype);
     auto model = [&](int slots, int threads, int chunk) {
       Qwen3ModelOptions o = opts(slots, threads, chunk);
       o.isa = isa;
@@ -379,6 +380,7 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
         << name << " beside another row";
   }
 }
+}
 
 TEST(Qwen3Forward, InstructionSetsAgree) {
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
@@ -390,7 +392,7 @@ TEST(Qwen3Forward, InstructionSetsAgree) {
     const auto want = run_row(scalar, 0, tokens, 12);
     expect_matches_reference(want, reference_logits(*w, tokens), 0, std::string("scalar ") + dtype_name(dtype),
                              reference_tolerance(dtype));
-    for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+    for (Isa isa : {Isa::Avx2, Isa::Avx512, Isa::Amx}) {
       if (!kernels::isa_supported(isa)) continue;
       o.isa = isa;
       Qwen3Model m(w, o);
@@ -566,7 +568,7 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {
             for (int64_t r = 0; r < rows; ++r)
               for (int64_t c = 0; c < cols; ++c)
                 want[b * rows + r] += double{tensor_element(w, r * cols + c)} * xo[b * cols + c];
-          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
             if (!kernels::isa_supported(isa)) continue;
             kernels::ThreadPool pool(2);
             // accumulate=true on top of 1.0 checks the residual form as well.
@@ -628,7 +630,7 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
               }
             }
           }
-          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
             if (!kernels::isa_supported(isa)) continue;
             kernels::ThreadPool pool(2);
             std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
@@ -658,7 +660,7 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.7 * static_cast<double>(i));
       for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.3 * static_cast<double>(i));
       const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
-      for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+      for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
         if (!kernels::isa_supported(isa)) continue;
         kernels::ThreadPool one(1), two(2);
         std::vector<float> alone(static_cast<size_t>(batch * rows));
@@ -699,7 +701,7 @@ TEST(Qwen3Kernels, Q8ActivationsAreTheNearestStepsOfTheirBlock) {
   for (size_t i = 96; i < 128; ++i) x[i] = i - 96 < std::size(halves) ? halves[i - 96] : 0.25f;
   std::vector<int8_t> first_q;
   std::vector<float> first_d;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
     if (!kernels::isa_supported(isa)) continue;
     std::vector<int8_t> q(x.size(), 99);
     std::vector<float> d(x.size() / 32, -1.0f);
@@ -733,25 +735,60 @@ TEST(Qwen3Kernels, Q8ActivationsAreTheNearestStepsOfTheirBlock) {
 TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
   // Block dot products are exact integers and the accumulation order is fixed (q8_block_dot.h), so
   // the scalar, AVX2 and AVX-512 kernels agree bit for bit, in every path (tiles, panels, slices).
+  // The tile unit (AMX) accumulates whole-block sums in one chain per output instead; it must give
+  // exactly what that rule, spelt out here, gives. Rows from 7 (fewer than a tile) to 61 (tiles and
+  // an overlapping last one); batches that fill groups of 16 activation rows partly and wholly.
   if (!kernels::isa_supported(Isa::Avx2)) GTEST_SKIP() << "only the scalar kernels run here";
   Qwen3Weights owner;
   for (int64_t cols : {32, 96, 1056, 2080}) {
-    const int64_t rows = 29;
-    std::vector<float> wv(static_cast<size_t>(rows * cols));
-    for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
-    const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
-    for (int64_t batch : {1, 2, 3, 5, 16, 17, 40}) {
-      std::vector<float> x(static_cast<size_t>(batch * cols));
-      for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 4);
-      std::vector<std::vector<float>> y;
-      for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
-        if (!kernels::isa_supported(isa)) continue;
-        kernels::ThreadPool pool(2);
-        y.emplace_back(static_cast<size_t>(batch * rows), -7.0f);
-        const kernels::MatmulTarget t[] = {{&w, y.back().data(), rows, false}};
-        kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
-        ASSERT_EQ(std::memcmp(y.back().data(), y.front().data(), y.front().size() * sizeof(float)), 0)
-            << kernels::isa_name(isa) << " cols " << cols << " batch " << batch;
+    for (int64_t rows : {7, 29, 61}) {
+      std::vector<float> wv(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
+      const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+      const auto* wb = static_cast<const uint8_t*>(w.data);
+      for (int64_t batch : {1, 2, 3, 5, 16, 17, 40}) {
+        std::vector<float> x(static_cast<size_t>(batch * cols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 4);
+        std::vector<std::vector<float>> y;
+        for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+          if (!kernels::isa_supported(isa)) continue;
+          kernels::ThreadPool pool(2);
+          y.emplace_back(static_cast<size_t>(batch * rows), -7.0f);
+          const kernels::MatmulTarget t[] = {{&w, y.back().data(), rows, false}};
+          kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
+          ASSERT_EQ(std::memcmp(y.back().data(), y.front().data(), y.front().size() * sizeof(float)), 0)
+              << kernels::isa_name(isa) << " cols " << cols << " batch " << batch;
+        }
+        if (!kernels::isa_supported(Isa::Amx)) continue;
+        const int64_t blocks = cols / 32;
+        std::vector<int8_t> q(x.size());
+        std::vector<float> d(x.size() / 32);
+        kernels::kernel_table(Isa::Scalar).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
+        std::vector<float> want(static_cast<size_t>(batch * rows));
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t r = 0; r < rows; ++r) {
+            float acc = 0.0f;
+            for (int64_t k = 0; k < blocks; ++k) {
+              const uint8_t* block = wb + (r * blocks + k) * kQ8BlockBytes;
+              int32_t s = 0;
+              for (int i = 0; i < 32; ++i) s += int32_t{static_cast<int8_t>(block[2 + i])} * q[b * cols + k * 32 + i];
+              uint16_t h;
+              std::memcpy(&h, block, 2);
+              acc = std::fma(f16_to_f32(h) * d[b * blocks + k], static_cast<float>(s), acc);
+            }
+            want[b * rows + r] = acc;
+          }
+        }
+        for (bool accumulate : {false, true}) {
+          kernels::ThreadPool pool(2);
+          std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);
+          const kernels::MatmulTarget t[] = {{&w, got.data(), rows, accumulate}};
+          kernels::parallel_matmul(pool, kernels::kernel_table(Isa::Amx), t, x.data(), cols, batch);
+          for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_EQ(got[i], accumulate ? 1.5f + want[i] : want[i])
+                << "amx rows " << rows << " cols " << cols << " batch " << batch << " output " << i;
+          }
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "models/kernels/parallel_matmul.h"
 
 #include <array>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -26,7 +27,31 @@ constexpr size_t kMaxTargets = 4;
 struct QuantisedActivations {
   std::vector<int8_t> q;
   std::vector<float> d;
+  std::vector<int8_t> q_tiles;  // the same for the tile unit (kQ8TileBlockBytes)
+  std::vector<float> d_tiles;
 };
+
+constexpr int64_t kTileGroup = 16;
+
+// Rows [g * 16, g * 16 + 16) of the quantised activations in the tile unit's layout.
+void pack_tile_group(const int8_t* q, const float* d, int64_t batch, int64_t cols, int64_t g, int8_t* qt, float* dt) {
+  const int64_t blocks = cols / kQ8BlockValues;
+  const int64_t rows = batch - g * kTileGroup < kTileGroup ? batch - g * kTileGroup : kTileGroup;
+  int8_t* gq = qt + g * blocks * kQ8TileBlockBytes;
+  float* gd = dt + g * blocks * kTileGroup;
+  std::memset(gq, 0, static_cast<size_t>(blocks * kQ8TileBlockBytes));
+  std::memset(gd, 0, static_cast<size_t>(blocks * kTileGroup) * sizeof(float));
+  for (int64_t n = 0; n < rows; ++n) {
+    const int8_t* row = q + (g * kTileGroup + n) * cols;
+    const float* scales = d + (g * kTileGroup + n) * blocks;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      for (int l = 0; l < kQ8BlockValues / 4; ++l) {
+        std::memcpy(gq + blk * kQ8TileBlockBytes + l * 64 + n * 4, row + blk * kQ8BlockValues + 4 * l, 4);
+      }
+      gd[blk * kTileGroup + n] = scales[blk];
+    }
+  }
+}
 
 // Below this many activations one thread quantises them: waking the pool would cost more.
 constexpr int64_t kParallelQuantiseMin = int64_t{1} << 16;
@@ -39,19 +64,32 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
     qa.q.resize(n);
     qa.d.resize(n / kQ8BlockValues);
   }
+  const int64_t groups = (batch + kTileGroup - 1) / kTileGroup;
+  const auto tiled = static_cast<size_t>(groups * kTileGroup * cols);
+  if (kernels.q8_tiles && qa.q_tiles.size() < tiled) {
+    qa.q_tiles.resize(tiled);
+    qa.d_tiles.resize(tiled / kQ8BlockValues);
+  }
   // Plain pointers: inside the lambda, `qa` would name each pool thread's own instance.
   int8_t* q = qa.q.data();
   float* d = qa.d.data();
-  auto rows = [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
+  int8_t* qt = qa.q_tiles.data();
+  float* dt = qa.d_tiles.data();
+  // Whole groups of 16 rows per task, so that a task packs the groups it quantised.
+  auto groups_of = [&](int64_t g0, int64_t g1) {
+    const int64_t b1 = g1 * kTileGroup < batch ? g1 * kTileGroup : batch;
+    for (int64_t b = g0 * kTileGroup; b < b1; ++b) {
       kernels.quantize_q8(x + b * ldx, cols, q + b * cols, d + b * (cols / kQ8BlockValues));
     }
+    if (kernels.q8_tiles) {
+      for (int64_t g = g0; g < g1; ++g) pack_tile_group(q, d, batch, cols, g, qt, dt);
+    }
   };
-  if (batch * cols < kParallelQuantiseMin || pool.size() == 1) {
-    rows(0, batch);
+  if (batch * cols < kParallelQuantiseMin || pool.size() == 1 || groups == 1) {
+    groups_of(0, groups);
   } else {
-    const int64_t tasks = batch < 4 * pool.size() ? batch : 4 * pool.size();
-    pool.run(tasks, [&](int64_t t, int) { rows(batch * t / tasks, batch * (t + 1) / tasks); });
+    const int64_t tasks = groups < 4 * pool.size() ? groups : 4 * pool.size();
+    pool.run(tasks, [&](int64_t t, int) { groups_of(groups * t / tasks, groups * (t + 1) / tasks); });
   }
   return qa;
 }
@@ -102,6 +140,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       if (args[i].dtype != DType::Q8_0) continue;
       args[i].xq = qa.q.data();
       args[i].xd = qa.d.data();
+      args[i].xq_tiles = qa.q_tiles.data();
+      args[i].xd_tiles = qa.d_tiles.data();
     }
   }
   pool.run(first_task[n], [&](int64_t task, int) {

@@ -9,6 +9,13 @@
 //                     over the row's blocks in order (the 8 lanes are already 8 independent chains)
 //   result:           hsum8(acc) in the fixed order of the AVX2 halves
 // The integer sums cannot saturate: |w| <= 128 and |q| <= 127, so a pair of products fits in int16.
+//
+// On the tile unit (Isa::Amx, simd_kernels_amx.cpp), which sums whole blocks:
+//   block dot:        s = sum of the 32 products w[k] * q[k], exact in int32
+//   accumulator:      one fp32 per output: acc = fma(d_w * d_x, float(s), acc) over the row's blocks in order
+//   result:           acc
+// The same activation blocks and the same exact integers; only the fp32 sums are grouped otherwise, so
+// Q8_0 results on AMX machines differ from the other instruction sets' in their last bits.
 #pragma once
 
 #include <cmath>

@@ -7,6 +7,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #include "models/dtype_convert.h"
@@ -21,6 +23,8 @@ const char* isa_name(Isa isa) {
       return "avx2";
     case Isa::Avx512:
       return "avx512";
+    case Isa::Amx:
+      return "amx";
   }
   return "?";
 }
@@ -31,6 +35,24 @@ namespace {
 bool cpu_has_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
+
+// AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 24 and 25), and Linux's permission for this process
+// to use the 8 KiB of tile state (asked once; the kernel refuses when it or the hypervisor does not
+// save that state).
+bool cpu_has_amx_int8() {
+  static const bool ok = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+    if ((edx & (1u << 24)) == 0 || (edx & (1u << 25)) == 0) return false;
+#if defined(__linux__) && defined(__x86_64__)
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+  }();
+  return ok;
 }
 }  // namespace
 #endif
@@ -46,6 +68,8 @@ bool isa_supported(Isa isa) {
       // VNNI for the Q8_0 block dots (Cascade Lake, Ice Lake, Zen 4 and later; Skylake-X runs AVX2).
       return isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512vnni");
+    case Isa::Amx:
+      return isa_supported(Isa::Avx512) && __builtin_cpu_supports("avx512bw") && cpu_has_amx_int8();
 #else
     default:
       return false;
@@ -58,7 +82,9 @@ namespace {
 
 Isa detect() {
   Isa best = Isa::Scalar;
-  if (isa_supported(Isa::Avx512)) {
+  if (isa_supported(Isa::Amx)) {
+    best = Isa::Amx;
+  } else if (isa_supported(Isa::Avx512)) {
     best = Isa::Avx512;
   } else if (isa_supported(Isa::Avx2)) {
     best = Isa::Avx2;
@@ -66,8 +92,8 @@ Isa detect() {
   // A cap for testing the narrower paths on a wide machine.
   if (const char* cap = std::getenv("NINFER_ISA")) {
     const std::string c = cap;
-    if (c == "scalar") best = Isa::Scalar;
-    if (c == "avx2" && best == Isa::Avx512) best = Isa::Avx2;
+    const Isa cap_isa = c == "scalar" ? Isa::Scalar : c == "avx2" ? Isa::Avx2 : c == "avx512" ? Isa::Avx512 : Isa::Amx;
+    if (cap_isa < best) best = cap_isa;
   }
   return best;
 }
@@ -86,6 +112,8 @@ const KernelTable& kernel_table(Isa isa) {
       return avx2::kTable;
     case Isa::Avx512:
       return avx512::kTable;
+    case Isa::Amx:
+      return amx::kTable;
     case Isa::Scalar:
       break;
   }

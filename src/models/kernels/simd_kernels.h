@@ -1,5 +1,5 @@
 // The inner loops of the forward pass, compiled once per instruction set (scalar, AVX2+FMA+F16C,
-// AVX-512) from one body (simd_kernels_body.inc) and picked at run time for the CPU we run on, so one
+// AVX-512; AMX adds its tile unit to AVX-512 for Q8_0 weights) from one body (simd_kernels_body.inc) and picked at run time for the CPU we run on, so one
 // binary runs on any x86-64 and uses what the machine has.
 #pragma once
 
@@ -11,11 +11,16 @@
 
 namespace ninfer::models::kernels {
 
-enum class Isa : uint8_t { Scalar, Avx2, Avx512 };
+enum class Isa : uint8_t { Scalar, Avx2, Avx512, Amx };
 
 const char* isa_name(Isa isa);
 bool isa_supported(Isa isa);  // by this CPU
 Isa best_isa();               // the widest supported one (NINFER_ISA=scalar|avx2|avx512 caps it)
+
+// Activation rows for the tile unit (KernelTable::q8_tiles): groups of 16 rows, each block of a group
+// as 8 lines of 64 bytes, line l holding the 4 values 4l..4l+3 of each of the 16 rows in turn (rows
+// past the batch are zero), and the block scales as 16 floats per group and block.
+constexpr int kQ8TileBlockBytes = 512;
 
 // y[b*ldy + r] (+)= sum_c W[r, c] * x[b*ldx + c] for rows r in [row_begin, row_end) and b < batch.
 // W is read in its stored dtype; x and y are fp32. Q8_0 weights (cols % 32 == 0) read x quantised
@@ -33,6 +38,8 @@ struct MatmulArgs {
   bool accumulate = false;  // y += W x instead of y = W x (residual connections)
   const int8_t* xq = nullptr;  // Q8_0 only: row b of x quantised at xq + b * cols,
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
+  const int8_t* xq_tiles = nullptr;  // Q8_0 with KernelTable::q8_tiles: the same, in groups of 16 rows
+  const float* xd_tiles = nullptr;   // (kQ8TileBlockBytes says how)
 };
 
 struct KernelTable {
@@ -43,6 +50,7 @@ struct KernelTable {
   void (*quantize_q8)(const float* x, int64_t n, int8_t* q, float* d);
   // Causal attention of a block of consecutive positions for one GQA group (causal_attention.h).
   void (*causal_attention)(const CausalAttentionArgs& args);
+  bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)
@@ -67,6 +75,9 @@ namespace avx2 {
 extern const KernelTable kTable;
 }
 namespace avx512 {
+extern const KernelTable kTable;
+}
+namespace amx {
 extern const KernelTable kTable;
 }
 

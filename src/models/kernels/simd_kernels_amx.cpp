@@ -1,0 +1,223 @@
+// AMX (Sapphire Rapids and later): the AVX-512 kernels, with Q8_0 matrix products on the tile unit.
+//
+// One TDPBSSD multiplies 16 weight rows by 16 activation rows over one Q8_0 block (32 int8 values)
+// into 16 x 16 exact int32 block sums: 8,192 products, where a 256-bit VNNI instruction makes 32.
+// The vector unit then scales and accumulates the sums in fp32. What it computes (q8_block_dot.h,
+// "on the tile unit") differs from the other instruction sets in the accumulation only: one fp32
+// chain per output over whole-block sums, where they keep 8 chains over quarter blocks. Every batch
+// size runs the same tiles, so batching never changes a result here either.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (see simd_kernels_avx512.cpp)
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include "models/dtype_convert.h"
+#include "models/kernels/simd_kernels.h"
+
+#define NINFER_AMX_TARGET __attribute__((target("amx-tile,amx-int8,avx512f,avx512vl,avx512bw,avx2,fma,f16c")))
+
+namespace ninfer::models::kernels::amx {
+
+namespace {
+
+// LDTILECFG's 64-byte operand (palette 1).
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// tmm0, tmm1: block sums, 16 weight rows x 16 activation rows of int32 (one per activation group)
+// tmm2: 16 weight rows x one block (32 int8)
+// tmm4, tmm5: one block of 16 activation rows, in the tile unit's 4-byte-interleaved layout
+TileConfig tile_config() {
+  TileConfig c;
+  for (int t : {0, 1}) {
+    c.rows[t] = 16;
+    c.colsb[t] = 64;
+  }
+  for (int t : {2}) {
+    c.rows[t] = 16;
+    c.colsb[t] = kQ8BlockValues;
+  }
+  for (int t : {4, 5}) {
+    c.rows[t] = kQ8BlockValues / 4;
+    c.colsb[t] = 64;
+  }
+  return c;
+}
+
+constexpr int kTileRows = 16;  // weight rows per tile, and activation rows per group
+
+// Adds one block's sums (c: 16 x 16 int32, [weight row][activation row]) to the accumulators, each
+// scaled by d_w * d_x as the other instruction sets scale theirs.
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void accumulate_block(const int32_t* c, const float* dw,
+                                                                            const float* dx, __m512* acc) {
+  const __m512 dxv = _mm512_loadu_ps(dx);
+#pragma GCC unroll 16
+  for (int m = 0; m < kTileRows; ++m) {
+    const __m512 sums = _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * m));
+    acc[m] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(dw[m]), dxv), sums, acc[m]);
+  }
+}
+
+// Activation groups [g, g + NG) against weight rows [t0, t0 + 16): each block's weights are loaded
+// into a tile once for the NG groups. The tile unit multiplies block k while the vector unit scales
+// block k - 1 (the sums are double-buffered). Returns the sums scaled and accumulated, out[i][m][n].
+// With `next` (the next tile's first weight row), asks for its block k while it works on block k: the
+// lines arrive a whole tile ahead of use, in the order of use (prefetching the next tile front to
+// back instead left its last rows, which its first block needs, arriving late: B=1 decode read 18
+// of the 29 GB/s the machine has).
+template <int NG>
+NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const float* dw, int64_t g,
+                                   float (*out)[kTileRows * 16], const uint8_t* next) {
+  const int64_t blocks = a.cols / kQ8BlockValues;
+  const auto stride = static_cast<long>(a.w_row_bytes);
+  const int8_t* xq[NG];
+  const float* xd[NG];
+  for (int i = 0; i < NG; ++i) {
+    xq[i] = a.xq_tiles + (g + i) * blocks * kQ8TileBlockBytes;
+    xd[i] = a.xd_tiles + (g + i) * blocks * kTileRows;
+  }
+  alignas(64) int32_t c[2][NG][kTileRows * 16];
+  __m512 acc[NG][kTileRows];
+  for (auto& row : acc)
+    for (auto& v : row) v = _mm512_setzero_ps();
+  const uint8_t* wv = w0 + 2;  // the values of the block, after its scale
+  for (int64_t k = 0; k <= blocks; ++k) {
+    if (k < blocks) {
+      if (next != nullptr) {
+#pragma GCC unroll 16
+        for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * a.w_row_bytes + k * kQ8BlockBytes, 0, 2);
+      }
+      _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
+      _tile_loadd(4, xq[0] + k * kQ8TileBlockBytes, 64);
+      _tile_zero(0);
+      _tile_dpbssd(0, 2, 4);
+      if constexpr (NG == 2) {
+        _tile_loadd(5, xq[1] + k * kQ8TileBlockBytes, 64);
+        _tile_zero(1);
+        _tile_dpbssd(1, 2, 5);
+      }
+      _tile_stored(0, c[k % 2][0], 64);
+      if constexpr (NG == 2) _tile_stored(1, c[k % 2][1], 64);
+    }
+    if (k > 0) {
+#pragma GCC unroll 2
+      for (int i = 0; i < NG; ++i) {
+        accumulate_block(c[(k - 1) % 2][i], dw + (k - 1) * kTileRows, xd[i] + (k - 1) * kTileRows, acc[i]);
+      }
+    }
+  }
+  for (int i = 0; i < NG; ++i)
+    for (int m = 0; m < kTileRows; ++m) _mm512_store_ps(out[i] + 16 * m, acc[i][m]);
+}
+
+// Weight rows [t0, t0 + 16) against every activation group; writes rows [first, t0 + 16). `next`
+// is the next tile's first row of weights (or null), asked into the cache during the first pass.
+NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, float* dw, const uint8_t* next) {
+  const int64_t blocks = a.cols / kQ8BlockValues;
+  const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    for (int m = 0; m < kTileRows; ++m) {
+      uint16_t h;
+      std::memcpy(&h, w0 + m * a.w_row_bytes + blk * kQ8BlockBytes, 2);
+      dw[blk * kTileRows + m] = _cvtsh_ss(h);
+    }
+  }
+  const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
+  alignas(64) float out[2][kTileRows * 16];
+  for (int64_t g = 0; g < groups;) {
+    const int ng = groups - g >= 2 ? 2 : 1;
+    const uint8_t* pf = g == 0 ? next : nullptr;  // later passes find this tile in L2
+    if (ng == 2) {
+      groups_tile<2>(a, w0, dw, g, out, pf);
+    } else {
+      groups_tile<1>(a, w0, dw, g, out, pf);
+    }
+    for (int i = 0; i < ng; ++i, ++g) {
+      const int64_t nb = a.batch - g * kTileRows < kTileRows ? a.batch - g * kTileRows : kTileRows;
+      for (int64_t n = 0; n < nb; ++n) {
+        float* y = a.y + (g * kTileRows + n) * a.ldy;
+        for (int64_t r = first; r < t0 + kTileRows; ++r) {
+          const float v = out[i][16 * (r - t0) + n];
+          y[r] = a.accumulate ? y[r] + v : v;
+        }
+      }
+    }
+  }
+}
+
+// The same sums for matrices of fewer than 16 rows, which a tile cannot cover without reading past
+// them.
+void row_portable(const MatmulArgs& a, int64_t r) {
+  const int64_t blocks = a.cols / kQ8BlockValues;
+  const uint8_t* w = a.w + static_cast<size_t>(r) * a.w_row_bytes;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    const int64_t g = b / kTileRows, n = b % kTileRows;
+    float acc = 0.0f;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const uint8_t* block = w + blk * kQ8BlockBytes;
+      const int8_t* xq = a.xq_tiles + (g * blocks + blk) * kQ8TileBlockBytes;
+      int32_t s = 0;
+      for (int k = 0; k < kQ8BlockValues; ++k) {
+        s += int32_t{static_cast<int8_t>(block[2 + k])} * int32_t{xq[(k / 4) * 64 + n * 4 + k % 4]};
+      }
+      uint16_t h;
+      std::memcpy(&h, block, 2);
+      const float dw = f16_to_f32(h);
+      acc = std::fma(dw * a.xd_tiles[(g * blocks + blk) * kTileRows + n], static_cast<float>(s), acc);
+    }
+    float* y = a.y + b * a.ldy + r;
+    *y = a.accumulate ? *y + acc : acc;
+  }
+}
+
+NINFER_AMX_TARGET void q8_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+  if (row_end < kTileRows) {
+    for (int64_t r = row_begin; r < row_end; ++r) row_portable(a, r);
+    return;
+  }
+  static const TileConfig config = tile_config();
+  _tile_loadconfig(&config);
+  thread_local std::vector<float> dw;
+  dw.resize(static_cast<size_t>(a.cols / kQ8BlockValues * kTileRows));
+  // A short last tile ends at row_end and starts among rows already written (the matrix has them).
+  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
+    const int64_t t0 = r0 + kTileRows <= row_end ? r0 : row_end - kTileRows;
+    const int64_t r1 = r0 + kTileRows;
+    const int64_t t1 = r1 + kTileRows <= row_end ? r1 : row_end - kTileRows;  // the next tile's first row
+    row_tile(a, t0, r0, dw.data(), r1 < row_end ? a.w + static_cast<size_t>(t1) * a.w_row_bytes : nullptr);
+  }
+  _tile_release();  // the kernel need not save 8 KiB of tile state at every switch of this thread
+}
+
+void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+  if (a.dtype == DType::Q8_0) {
+    q8_matmul_rows(a, row_begin, row_end);
+  } else {
+    avx512::kTable.matmul_rows(a, row_begin, row_end);
+  }
+}
+
+}  // namespace
+
+const KernelTable kTable = [] {
+  KernelTable t = avx512::kTable;
+  t.isa = Isa::Amx;
+  t.matmul_rows = &matmul_rows;
+  t.q8_tiles = true;
+  return t;
+}();
+
+}  // namespace ninfer::models::kernels::amx
+
+#pragma GCC diagnostic pop
