@@ -121,11 +121,88 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
     for (int m = 0; m < kTileRows; ++m) _mm512_store_ps(out[i] + 16 * m, acc[i][m]);
 }
 
+// Batches of up to kNarrowBatch rows (decode): as groups_tile<1>, but the vector unit reads only the
+// sums of the batch's columns, and the weight scales straight from the blocks (gathered, 16 rows at
+// a time), where scaling all 16 columns and converting the scales one by one cost more than the
+// weight stream at B=1. Same operations per output, so the same bits.
+constexpr int kNarrowBatch = 4;
+
+template <int NB>
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void scale_narrow(const uint8_t* block, __m512i rows,
+                                                                        __m512i column, const float* dx,
+                                                                        const int32_t* sums, __m512* acc) {
+  // The block's first 4 bytes in each of the 16 rows: its f16 scale in the low half (little-endian).
+  const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(rows, block, 1)));
+#pragma GCC unroll 4
+  for (int n = 0; n < NB; ++n) {
+    const __m512 s = _mm512_cvtepi32_ps(_mm512_i32gather_epi32(column, sums + n, 4));
+    acc[n] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(dx[n])), s, acc[n]);
+  }
+}
+
+template <int NB>
+NINFER_AMX_TARGET void narrow_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
+  const int64_t blocks = a.cols / kQ8BlockValues;
+  const auto stride = static_cast<long>(a.w_row_bytes);
+  const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32(static_cast<int>(a.w_row_bytes)));
+  const __m512i column = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+  alignas(64) int32_t c[2][kTileRows * 16];
+  __m512 acc[NB];
+  for (auto& v : acc) v = _mm512_setzero_ps();
+  const uint8_t* wv = w0 + 2;
+  for (int64_t k = 0; k <= blocks; ++k) {
+    if (k < blocks) {
+      if (next != nullptr) {
+#pragma GCC unroll 16
+        for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * a.w_row_bytes + k * kQ8BlockBytes, 0, 2);
+      }
+
+      _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
+      _tile_loadd(4, a.xq_tiles + k * kQ8TileBlockBytes, 64);
+      _tile_zero(0);
+      _tile_dpbssd(0, 2, 4);
+      _tile_stored(0, c[k % 2], 64);
+    }
+    if (k > 0) scale_narrow<NB>(w0 + (k - 1) * kQ8BlockBytes, rows, column, a.xd_tiles + (k - 1) * kTileRows, c[(k - 1) % 2], acc);
+  }
+  alignas(64) float col[16];
+  for (int n = 0; n < NB; ++n) {
+    _mm512_store_ps(col, acc[n]);
+    for (int m = 0; m < kTileRows; ++m) out[16 * m + n] = col[m];
+  }
+}
+
 // Weight rows [t0, t0 + 16) against every activation group; writes rows [first, t0 + 16). `next`
 // is the next tile's first row of weights (or null), asked into the cache during the first pass.
 NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, float* dw, const uint8_t* next) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
+  alignas(64) float out[2][kTileRows * 16];
+  if (a.batch <= kNarrowBatch) {
+    switch (a.batch) {
+      case 1:
+        narrow_tile<1>(a, w0, out[0], next);
+        break;
+      case 2:
+        narrow_tile<2>(a, w0, out[0], next);
+        break;
+      case 3:
+        narrow_tile<3>(a, w0, out[0], next);
+        break;
+      default:
+        narrow_tile<4>(a, w0, out[0], next);
+        break;
+    }
+    for (int64_t n = 0; n < a.batch; ++n) {
+      float* y = a.y + n * a.ldy;
+      for (int64_t r = first; r < t0 + kTileRows; ++r) {
+        const float v = out[0][16 * (r - t0) + n];
+        y[r] = a.accumulate ? y[r] + v : v;
+      }
+    }
+    return;
+  }
   for (int64_t blk = 0; blk < blocks; ++blk) {
     for (int m = 0; m < kTileRows; ++m) {
       uint16_t h;
@@ -134,7 +211,6 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
     }
   }
   const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
-  alignas(64) float out[2][kTileRows * 16];
   for (int64_t g = 0; g < groups;) {
     const int ng = groups - g >= 2 ? 2 : 1;
     const uint8_t* pf = g == 0 ? next : nullptr;  // later passes find this tile in L2
