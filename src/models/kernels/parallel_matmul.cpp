@@ -16,7 +16,8 @@ namespace {
 // nothing next to its work. Big blocks also keep each thread's weight reads one long sequential
 // stream, which is what the hardware prefetchers handle best.
 // Blocks are whole multiples of kRowGranule, so that the kernels' panels of 12 (8 for scalar) rows
-// fill them with no short panel in the middle of a matrix.
+// fill them with no short panel in the middle of a matrix (of 16 for Q8_0 on the tile unit, whose
+// tiles are 16 rows: 24-row blocks made it compute 32).
 constexpr int64_t kMinRowBlock = 24;
 constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
@@ -94,10 +95,11 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
   return qa;
 }
 
-int64_t row_block(int64_t rows, int threads) {
+int64_t row_block(int64_t rows, int threads, int64_t granule) {
   const int64_t per = (rows + threads * kTasksPerThread - 1) / (threads * kTasksPerThread);
-  const int64_t rounded = (per + kRowGranule - 1) / kRowGranule * kRowGranule;
-  return rounded < kMinRowBlock ? kMinRowBlock : rounded;
+  const int64_t rounded = (per + granule - 1) / granule * granule;
+  const int64_t least = (kMinRowBlock + granule - 1) / granule * granule;
+  return rounded < least ? least : rounded;
 }
 
 }  // namespace
@@ -122,7 +124,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    block[i] = row_block(w.rows(), pool.size());
+    block[i] = row_block(w.rows(), pool.size(), w.dtype == DType::Q8_0 && kernels.q8_tiles ? kTileGroup : kRowGranule);
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
