@@ -32,6 +32,11 @@ struct QuantisedActivations {
   std::vector<float> d_tiles;
 };
 
+// Activations as bf16 parts for bf16 weights on the tile unit (kPairTileBlockValues), per calling thread.
+struct Bf16Activations {
+  std::vector<uint16_t> parts;
+};
+
 constexpr int64_t kTileGroup = 16;
 
 // Rows [g * 16, g * 16 + 16) of the quantised activations in the tile unit's layout.
@@ -95,6 +100,29 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
   return qa;
 }
 
+const Bf16Activations& pack_bf16(ThreadPool& pool, const KernelTable& kernels, const float* x, int64_t ldx,
+                                  int64_t batch, int64_t cols) {
+  thread_local Bf16Activations ba;
+  const int64_t groups = (batch + kTileGroup - 1) / kTileGroup;
+  const int64_t per_group = cols / 32 * kBf16Parts * kPairTileBlockValues;
+  const auto n = static_cast<size_t>(groups * per_group);
+  if (ba.parts.size() < n) ba.parts.resize(n);
+  uint16_t* parts = ba.parts.data();
+  auto groups_of = [&](int64_t g0, int64_t g1) {
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t rows = batch - g * kTileGroup < kTileGroup ? batch - g * kTileGroup : kTileGroup;
+      kernels.pack_bf16_parts(x + g * kTileGroup * ldx, ldx, rows, cols, parts + g * per_group);
+    }
+  };
+  if (batch * cols < kParallelQuantiseMin || pool.size() == 1 || groups == 1) {
+    groups_of(0, groups);
+  } else {
+    const int64_t tasks = groups < 4 * pool.size() ? groups : 4 * pool.size();
+    pool.run(tasks, [&](int64_t t, int) { groups_of(groups * t / tasks, groups * (t + 1) / tasks); });
+  }
+  return ba;
+}
+
 int64_t row_block(int64_t rows, int threads, int64_t granule) {
   const int64_t per = (rows + threads * kTasksPerThread - 1) / (threads * kTasksPerThread);
   const int64_t rounded = (per + granule - 1) / granule * granule;
@@ -124,7 +152,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    block[i] = row_block(w.rows(), pool.size(), w.dtype == DType::Q8_0 && kernels.q8_tiles ? kTileGroup : kRowGranule);
+    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (w.dtype == DType::BF16 && kernels.pack_bf16_parts);
+    block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule);
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
@@ -144,6 +173,19 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd = qa.d.data();
       args[i].xq_tiles = qa.q_tiles.data();
       args[i].xd_tiles = qa.d_tiles.data();
+    }
+  }
+  // BF16 targets on the tile unit read x as bf16 parts, packed once for all of them.
+  int64_t bf16_cols = 0;
+  for (size_t i = 0; i < n && kernels.pack_bf16_parts; ++i) {
+    if (args[i].dtype != DType::BF16) continue;
+    if (bf16_cols != 0 && args[i].cols != bf16_cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
+    bf16_cols = args[i].cols;
+  }
+  if (bf16_cols >= 32) {
+    const Bf16Activations& ba = pack_bf16(pool, kernels, x, ldx, batch, bf16_cols);
+    for (size_t i = 0; i < n; ++i) {
+      if (args[i].dtype == DType::BF16) args[i].xb_tiles = ba.parts.data();
     }
   }
   pool.run(first_task[n], [&](int64_t task, int) {

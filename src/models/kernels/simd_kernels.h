@@ -21,6 +21,12 @@ Isa best_isa();               // the widest supported one (NINFER_ISA=scalar|avx
 // as 8 lines of 64 bytes, line l holding the 4 values 4l..4l+3 of each of the 16 rows in turn (rows
 // past the batch are zero), and the block scales as 16 floats per group and block.
 constexpr int kQ8TileBlockBytes = 512;
+// And for bf16 weights (KernelTable::pack_bf16_parts): activations as three bf16 parts whose sum is
+// exactly x (hi = x rounded to bf16, mid = x - hi rounded, lo = x - hi - mid rounded); per group and
+// block of 32 columns, the three parts in turn, each as 16 lines of 64 bytes, line l holding columns
+// 2l and 2l + 1 of each of the 16 rows in turn.
+constexpr int kPairTileBlockValues = 512;  // one part of one block
+constexpr int kBf16Parts = 3;
 
 // y[b*ldy + r] (+)= sum_c W[r, c] * x[b*ldx + c] for rows r in [row_begin, row_end) and b < batch.
 // W is read in its stored dtype; x and y are fp32. Q8_0 weights (cols % 32 == 0) read x quantised
@@ -40,6 +46,8 @@ struct MatmulArgs {
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
   const int8_t* xq_tiles = nullptr;  // Q8_0 with KernelTable::q8_tiles: the same, in groups of 16 rows
   const float* xd_tiles = nullptr;   // (kQ8TileBlockBytes says how)
+  const uint16_t* xb_tiles = nullptr;  // BF16 with KernelTable::pack_bf16_parts: x's bf16 parts in
+                                       // groups of 16 rows (kPairTileBlockValues says how)
 };
 
 struct KernelTable {
@@ -51,6 +59,9 @@ struct KernelTable {
   // Causal attention of a block of consecutive positions for one GQA group (causal_attention.h).
   void (*causal_attention)(const CausalAttentionArgs& args);
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
+  // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:
+  // `rows` <= 16 rows of x from row 0 (stride ldx), into one group.
+  void (*pack_bf16_parts)(const float* x, int64_t ldx, int64_t rows, int64_t cols, uint16_t* out) = nullptr;
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)
