@@ -413,15 +413,34 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
         rms_norm(kh, nw.k.data(), hd, eps, kh);
         rope(kh, ct, st, half);
       }
-      // Keys go transposed into their block (a column of kBlock-element rows), values as a row per head.
-      uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
-      for (int64_t i = 0; i < kvdim; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+      // Values go into the cache as a row per head (keys below).
       uint16_t* vals = kv_->values(it.slot, l);
       for (int64_t g = 0; g < kv_heads; ++g) {
         uint16_t* vc = vals + kv_->value_index(it.pos, g * hd);
         for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
       }
     });
+    // Keys go transposed into their block (a column of kBlock-element rows), 16 head dims at a time for
+    // every row, so that the consecutive positions of a prefill fill each line in turn: key by key,
+    // each scattered its values over kvdim lines (~5% of a 512-token prefill).
+    auto write_keys = [&](int64_t i0, int64_t i1) {
+      for (int64_t d0 = i0; d0 < i1; d0 += 16) {
+        const int64_t d1 = std::min(i1, d0 + 16);
+        for (int64_t t = 0; t < n; ++t) {
+          const Item& it = items_[t];
+          uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
+          for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+        }
+      }
+    };
+    if (n < 16 || threads == 1) {
+      write_keys(0, kvdim);
+    } else {
+      const int64_t tasks = std::min<int64_t>((kvdim + 15) / 16, 4 * static_cast<int64_t>(threads));
+      pool_->run(tasks, [&](int64_t task, int) {
+        write_keys(kvdim * task / tasks / 16 * 16, task + 1 == tasks ? kvdim : kvdim * (task + 1) / tasks / 16 * 16);
+      });
+    }
 
     // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
     // earlier tokens of this chunk) are in the cache by now. One task per block of consecutive
