@@ -62,6 +62,18 @@ void pack_tile_group(const int8_t* q, const float* d, int64_t batch, int64_t col
 // Below this many activations one thread quantises them: waking the pool would cost more.
 constexpr int64_t kParallelQuantiseMin = int64_t{1} << 16;
 
+// Runs fn(g0, g1) over groups [0, groups) of 16 activation rows: on this thread below
+// kParallelQuantiseMin values (waking the pool would cost more), else in about 4 tasks per thread.
+template <class Fn>
+void over_groups(ThreadPool& pool, int64_t values, int64_t groups, const Fn& fn) {
+  if (values < kParallelQuantiseMin || pool.size() == 1 || groups == 1) {
+    fn(0, groups);
+  } else {
+    const int64_t tasks = groups < 4 * pool.size() ? groups : 4 * pool.size();
+    pool.run(tasks, [&](int64_t t, int) { fn(groups * t / tasks, groups * (t + 1) / tasks); });
+  }
+}
+
 const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernels, const float* x, int64_t ldx,
                                      int64_t batch, int64_t cols) {
   thread_local QuantisedActivations qa;
@@ -91,12 +103,7 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
       for (int64_t g = g0; g < g1; ++g) pack_tile_group(q, d, batch, cols, g, qt, dt);
     }
   };
-  if (batch * cols < kParallelQuantiseMin || pool.size() == 1 || groups == 1) {
-    groups_of(0, groups);
-  } else {
-    const int64_t tasks = groups < 4 * pool.size() ? groups : 4 * pool.size();
-    pool.run(tasks, [&](int64_t t, int) { groups_of(groups * t / tasks, groups * (t + 1) / tasks); });
-  }
+  over_groups(pool, batch * cols, groups, groups_of);
   return qa;
 }
 
@@ -114,12 +121,7 @@ const Bf16Activations& pack_bf16(ThreadPool& pool, const KernelTable& kernels, c
       kernels.pack_bf16_parts(x + g * kTileGroup * ldx, ldx, rows, cols, parts + g * per_group);
     }
   };
-  if (batch * cols < kParallelQuantiseMin || pool.size() == 1 || groups == 1) {
-    groups_of(0, groups);
-  } else {
-    const int64_t tasks = groups < 4 * pool.size() ? groups : 4 * pool.size();
-    pool.run(tasks, [&](int64_t t, int) { groups_of(groups * t / tasks, groups * (t + 1) / tasks); });
-  }
+  over_groups(pool, batch * cols, groups, groups_of);
   return ba;
 }
 
@@ -152,7 +154,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (w.dtype == DType::BF16 && kernels.pack_bf16_parts);
+    const bool tiles =
+        (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (w.dtype == DType::BF16 && kernels.pack_bf16_parts);
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule);
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
@@ -179,7 +182,9 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   int64_t bf16_cols = 0;
   for (size_t i = 0; i < n && kernels.pack_bf16_parts; ++i) {
     if (args[i].dtype != DType::BF16) continue;
-    if (bf16_cols != 0 && args[i].cols != bf16_cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
+    if (bf16_cols != 0 && args[i].cols != bf16_cols) {
+      throw std::invalid_argument("parallel_matmul: targets of different widths");
+    }
     bf16_cols = args[i].cols;
   }
   if (bf16_cols >= 32) {

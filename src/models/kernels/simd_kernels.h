@@ -1,6 +1,7 @@
 // The inner loops of the forward pass, compiled once per instruction set (scalar, AVX2+FMA+F16C,
-// AVX-512; AMX adds its tile unit to AVX-512 for Q8_0 weights) from one body (simd_kernels_body.inc) and picked at run time for the CPU we run on, so one
-// binary runs on any x86-64 and uses what the machine has.
+// AVX-512) from one body (simd_kernels_body.inc), AMX adding its tile unit to AVX-512's for Q8_0 and
+// BF16 weights (simd_kernels_amx.cpp), and picked at run time for the CPU we run on, so one binary
+// runs on any x86-64 and uses what the machine has.
 #pragma once
 
 #include <cstddef>

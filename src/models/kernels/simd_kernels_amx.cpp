@@ -71,6 +71,22 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void accumulate_block(co
   }
 }
 
+// Block k's sums of the weight tile at wv (the rows' values, stride bytes apart) against one group's
+// activations xq into c (tiles 0, 2 and 4), first asking for the next tile's block k (see below).
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const uint8_t* wv, long stride,
+                                                                      const int8_t* xq, int64_t k,
+                                                                      const uint8_t* next, int32_t* c) {
+  if (next != nullptr) {
+#pragma GCC unroll 16
+    for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * stride + k * kQ8BlockBytes, 0, 2);
+  }
+  _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
+  _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
+  _tile_zero(0);
+  _tile_dpbssd(0, 2, 4);
+  _tile_stored(0, c, 64);
+}
+
 // Activation groups [g, g + NG) against weight rows [t0, t0 + 16): each block's weights are loaded
 // into a tile once for the NG groups. The tile unit multiplies block k while the vector unit scales
 // block k - 1 (the sums are double-buffered). Returns the sums scaled and accumulated, out[i][m][n].
@@ -96,21 +112,13 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
   const uint8_t* wv = w0 + 2;  // the values of the block, after its scale
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
-      if (next != nullptr) {
-#pragma GCC unroll 16
-        for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * a.w_row_bytes + k * kQ8BlockBytes, 0, 2);
-      }
-      _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
-      _tile_loadd(4, xq[0] + k * kQ8TileBlockBytes, 64);
-      _tile_zero(0);
-      _tile_dpbssd(0, 2, 4);
-      if constexpr (NG == 2) {
+      block_sums(wv, stride, xq[0], k, next, c[k % 2][0]);
+      if constexpr (NG == 2) {  // the same weight tile against the second group
         _tile_loadd(5, xq[1] + k * kQ8TileBlockBytes, 64);
         _tile_zero(1);
         _tile_dpbssd(1, 2, 5);
+        _tile_stored(1, c[k % 2][1], 64);
       }
-      _tile_stored(0, c[k % 2][0], 64);
-      if constexpr (NG == 2) _tile_stored(1, c[k % 2][1], 64);
     }
     if (k > 0) {
 #pragma GCC unroll 2
@@ -154,19 +162,11 @@ NINFER_AMX_TARGET void narrow_tile(const MatmulArgs& a, const uint8_t* w0, float
   for (auto& v : acc) v = _mm512_setzero_ps();
   const uint8_t* wv = w0 + 2;
   for (int64_t k = 0; k <= blocks; ++k) {
-    if (k < blocks) {
-      if (next != nullptr) {
-#pragma GCC unroll 16
-        for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * a.w_row_bytes + k * kQ8BlockBytes, 0, 2);
-      }
-
-      _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
-      _tile_loadd(4, a.xq_tiles + k * kQ8TileBlockBytes, 64);
-      _tile_zero(0);
-      _tile_dpbssd(0, 2, 4);
-      _tile_stored(0, c[k % 2], 64);
+    if (k < blocks) block_sums(wv, stride, a.xq_tiles, k, next, c[k % 2]);
+    if (k > 0) {
+      scale_narrow<NB>(w0 + (k - 1) * kQ8BlockBytes, rows, column, a.xd_tiles + (k - 1) * kTileRows, c[(k - 1) % 2],
+                       acc);
     }
-    if (k > 0) scale_narrow<NB>(w0 + (k - 1) * kQ8BlockBytes, rows, column, a.xd_tiles + (k - 1) * kTileRows, c[(k - 1) % 2], acc);
   }
   alignas(64) float col[16];
   for (int n = 0; n < NB; ++n) {
@@ -305,8 +305,10 @@ TileConfig pair_tile_config() {
 // x's bf16 parts, 32 values at a time (a: the first 16, b: the next 16); returns the rest x - part.
 NINFER_AMX_TARGET inline __attribute__((always_inline)) __m512i bf16_part(__m512& a, __m512& b) {
   const __m512i p = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a));
-  a = _mm512_sub_ps(a, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(p)), 16)));
-  b = _mm512_sub_ps(b, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(p, 1)), 16)));
+  const __m512i pa = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(p)), 16);
+  const __m512i pb = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(p, 1)), 16);
+  a = _mm512_sub_ps(a, _mm512_castsi512_ps(pa));
+  b = _mm512_sub_ps(b, _mm512_castsi512_ps(pb));
   return p;
 }
 
