@@ -39,10 +39,15 @@ struct Bf16Activations {
 
 constexpr int64_t kTileGroup = 16;
 
+// The rows of a batch in group g of kTileGroup (the last group may be short).
+inline int64_t group_rows(int64_t batch, int64_t g) {
+  return batch - g * kTileGroup < kTileGroup ? batch - g * kTileGroup : kTileGroup;
+}
+
 // Rows [g * 16, g * 16 + 16) of the quantised activations in the tile unit's layout.
 void pack_tile_group(const int8_t* q, const float* d, int64_t batch, int64_t cols, int64_t g, int8_t* qt, float* dt) {
   const int64_t blocks = cols / kQ8BlockValues;
-  const int64_t rows = batch - g * kTileGroup < kTileGroup ? batch - g * kTileGroup : kTileGroup;
+  const int64_t rows = group_rows(batch, g);
   int8_t* gq = qt + g * blocks * kQ8TileBlockBytes;
   float* gd = dt + g * blocks * kTileGroup;
   std::memset(gq, 0, static_cast<size_t>(blocks * kQ8TileBlockBytes));
@@ -117,8 +122,7 @@ const Bf16Activations& pack_bf16(ThreadPool& pool, const KernelTable& kernels, c
   uint16_t* parts = ba.parts.data();
   auto groups_of = [&](int64_t g0, int64_t g1) {
     for (int64_t g = g0; g < g1; ++g) {
-      const int64_t rows = batch - g * kTileGroup < kTileGroup ? batch - g * kTileGroup : kTileGroup;
-      kernels.pack_bf16_parts(x + g * kTileGroup * ldx, ldx, rows, cols, parts + g * per_group);
+      kernels.pack_bf16_parts(x + g * kTileGroup * ldx, ldx, group_rows(batch, g), cols, parts + g * per_group);
     }
   };
   over_groups(pool, batch * cols, groups, groups_of);
@@ -160,14 +164,20 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
-  // Q8_0 targets read x quantised, once for all of them (row_bytes above has checked their widths
-  // are whole blocks).
-  int64_t q8_cols = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (args[i].dtype != DType::Q8_0) continue;
-    if (q8_cols != 0 && args[i].cols != q8_cols) throw std::invalid_argument("parallel_matmul: targets of different widths");
-    q8_cols = args[i].cols;
-  }
+  // The width of the targets of one dtype, which read x converted once for all of them (0: none).
+  auto shared_cols = [&](DType dtype) {
+    int64_t cols = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (args[i].dtype != dtype) continue;
+      if (cols != 0 && args[i].cols != cols) {
+        throw std::invalid_argument("parallel_matmul: targets of different widths");
+      }
+      cols = args[i].cols;
+    }
+    return cols;
+  };
+  // Q8_0 targets read x quantised (row_bytes above has checked their widths are whole blocks).
+  const int64_t q8_cols = shared_cols(DType::Q8_0);
   if (q8_cols != 0) {
     const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols);
     for (size_t i = 0; i < n; ++i) {
@@ -178,15 +188,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd_tiles = qa.d_tiles.data();
     }
   }
-  // BF16 targets on the tile unit read x as bf16 parts, packed once for all of them.
-  int64_t bf16_cols = 0;
-  for (size_t i = 0; i < n && kernels.pack_bf16_parts; ++i) {
-    if (args[i].dtype != DType::BF16) continue;
-    if (bf16_cols != 0 && args[i].cols != bf16_cols) {
-      throw std::invalid_argument("parallel_matmul: targets of different widths");
-    }
-    bf16_cols = args[i].cols;
-  }
+  // BF16 targets on the tile unit read x as bf16 parts.
+  const int64_t bf16_cols = kernels.pack_bf16_parts ? shared_cols(DType::BF16) : 0;
   if (bf16_cols >= 32) {
     const Bf16Activations& ba = pack_bf16(pool, kernels, x, ldx, batch, bf16_cols);
     for (size_t i = 0; i < n; ++i) {

@@ -37,15 +37,15 @@ bool cpu_has_f16c() {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
 }
 
-// AMX-BF16, AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 22, 24 and 25), and Linux's permission for this process
-// to use the 8 KiB of tile state (asked once; the kernel refuses when it or the hypervisor does not
-// save that state).
+// AMX-BF16, AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 22, 24 and 25), and Linux's permission
+// for this process to use the 8 KiB of tile state (asked once; the kernel refuses when it or the
+// hypervisor does not save that state).
 bool cpu_has_amx() {
   static const bool ok = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
     if ((edx & (1u << 22)) == 0 || (edx & (1u << 24)) == 0 || (edx & (1u << 25)) == 0) return false;
-    // AVX512_BF16 (leaf 7, subleaf 1, EAX bit 5): the bf16 conversions of the f16 tiles.
+    // AVX512_BF16 (leaf 7, subleaf 1, EAX bit 5): the conversions that split activations into bf16 parts.
     unsigned eax1 = 0, ebx1 = 0, ecx1 = 0, edx1 = 0;
     if (!__get_cpuid_count(7, 1, &eax1, &ebx1, &ecx1, &edx1) || (eax1 & (1u << 5)) == 0) return false;
 #if defined(__linux__) && defined(__x86_64__)

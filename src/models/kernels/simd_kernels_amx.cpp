@@ -1,4 +1,5 @@
-// AMX (Sapphire Rapids and later): the AVX-512 kernels, with Q8_0 matrix products on the tile unit.
+// AMX (Sapphire Rapids and later): the AVX-512 kernels, with Q8_0 and BF16 matrix products on the
+// tile unit (BF16: see its section below).
 //
 // One TDPBSSD multiplies 16 weight rows by 16 activation rows over one Q8_0 block (32 int8 values)
 // into 16 x 16 exact int32 block sums: 8,192 products, where a 256-bit VNNI instruction makes 32.
@@ -6,6 +7,7 @@
 // "on the tile unit") differs from the other instruction sets in the accumulation only: one fp32
 // chain per output over whole-block sums, where they keep 8 chains over quarter blocks. Every batch
 // size runs the same tiles, so batching never changes a result here either.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -58,6 +60,36 @@ TileConfig tile_config() {
 }
 
 constexpr int kTileRows = 16;  // weight rows per tile, and activation rows per group
+
+// 0, step, 2 step, ..., 15 step: the offsets of a gather or scatter over the 16 rows of a tile.
+NINFER_AMX_TARGET inline __attribute__((always_inline)) __m512i lane_offsets(int step) {
+  return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                            _mm512_set1_epi32(step));
+}
+
+// Writes the sums of weight rows [first, t0 + 16) for activation group g (out: [weight row][row of
+// the group]) into y, or adds them to it.
+inline void store_tile(const MatmulArgs& a, const float* out, int64_t g, int64_t t0, int64_t first) {
+  const int64_t rows = std::min<int64_t>(kTileRows, a.batch - g * kTileRows);
+  for (int64_t n = 0; n < rows; ++n) {
+    float* y = a.y + (g * kTileRows + n) * a.ldy;
+    for (int64_t r = first; r < t0 + kTileRows; ++r) {
+      const float v = out[16 * (r - t0) + n];
+      y[r] = a.accumulate ? y[r] + v : v;
+    }
+  }
+}
+
+// The 16-row tiles covering rows [row_begin, row_end) (row_end >= 16) start at r0 = row_begin,
+// row_begin + 16, ...; a short last tile ends at row_end and starts among rows already written (the
+// matrix has them), writing from r0.
+inline int64_t tile_start(int64_t r0, int64_t row_end) { return r0 + kTileRows <= row_end ? r0 : row_end - kTileRows; }
+
+// The first weight row of the tile after the one at r0, or null.
+inline const uint8_t* next_tile(const MatmulArgs& a, int64_t r0, int64_t row_end) {
+  const int64_t r1 = r0 + kTileRows;
+  return r1 < row_end ? a.w + static_cast<size_t>(tile_start(r1, row_end)) * a.w_row_bytes : nullptr;
+}
 
 // For one activation row (B=1 decode): the same tiles but one column of sums and activations, so
 // that a block's sums are stored as 64 bytes instead of 1 KiB and read back as one vector.
@@ -165,9 +197,8 @@ template <int NB>
 NINFER_AMX_TARGET void narrow_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const auto stride = static_cast<long>(a.w_row_bytes);
-  const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32(static_cast<int>(a.w_row_bytes)));
-  const __m512i column = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+  const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
+  const __m512i column = lane_offsets(16);
   alignas(64) int32_t c[2][kTileRows * 16];
   __m512 acc[NB];
   for (auto& v : acc) v = _mm512_setzero_ps();
@@ -192,8 +223,7 @@ NINFER_AMX_TARGET void narrow_tile(const MatmulArgs& a, const uint8_t* w0, float
 NINFER_AMX_TARGET void single_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const auto stride = static_cast<long>(a.w_row_bytes);
-  const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32(static_cast<int>(a.w_row_bytes)));
+  const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
   alignas(64) int32_t c[2][kTileRows];
   __m512 acc = _mm512_setzero_ps();
   const uint8_t* wv = w0 + 2;
@@ -232,13 +262,7 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
         narrow_tile<4>(a, w0, out[0], next);
         break;
     }
-    for (int64_t n = 0; n < a.batch; ++n) {
-      float* y = a.y + n * a.ldy;
-      for (int64_t r = first; r < t0 + kTileRows; ++r) {
-        const float v = out[0][16 * (r - t0) + n];
-        y[r] = a.accumulate ? y[r] + v : v;
-      }
-    }
+    store_tile(a, out[0], 0, t0, first);
     return;
   }
   for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -257,16 +281,7 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
     } else {
       groups_tile<1>(a, w0, dw, g, out, pf);
     }
-    for (int i = 0; i < ng; ++i, ++g) {
-      const int64_t nb = a.batch - g * kTileRows < kTileRows ? a.batch - g * kTileRows : kTileRows;
-      for (int64_t n = 0; n < nb; ++n) {
-        float* y = a.y + (g * kTileRows + n) * a.ldy;
-        for (int64_t r = first; r < t0 + kTileRows; ++r) {
-          const float v = out[i][16 * (r - t0) + n];
-          y[r] = a.accumulate ? y[r] + v : v;
-        }
-      }
-    }
+    for (int i = 0; i < ng; ++i, ++g) store_tile(a, out[i], g, t0, first);
   }
 }
 
@@ -304,12 +319,8 @@ NINFER_AMX_TARGET void q8_matmul_rows(const MatmulArgs& a, int64_t row_begin, in
   _tile_loadconfig(a.batch == 1 ? &single : &config);
   thread_local std::vector<float> dw;
   dw.resize(static_cast<size_t>(a.cols / kQ8BlockValues * kTileRows));
-  // A short last tile ends at row_end and starts among rows already written (the matrix has them).
   for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
-    const int64_t t0 = r0 + kTileRows <= row_end ? r0 : row_end - kTileRows;
-    const int64_t r1 = r0 + kTileRows;
-    const int64_t t1 = r1 + kTileRows <= row_end ? r1 : row_end - kTileRows;  // the next tile's first row
-    row_tile(a, t0, r0, dw.data(), r1 < row_end ? a.w + static_cast<size_t>(t1) * a.w_row_bytes : nullptr);
+    row_tile(a, tile_start(r0, row_end), r0, dw.data(), next_tile(a, r0, row_end));
   }
   _tile_release();  // the kernel need not save 8 KiB of tile state at every switch of this thread
 }
@@ -353,8 +364,7 @@ NINFER_AMX_TARGET void pack_bf16_parts(const float* x, int64_t ldx, int64_t rows
   constexpr int64_t kBlock = kBf16Parts * kPairTileBlockValues;
   if (rows < kTileRows) std::memset(out, 0, static_cast<size_t>(blocks * kBlock) * sizeof(uint16_t));
   // Line l of a part: columns 2l and 2l + 1 (one 32-bit element of a row's 32 bf16) of each row.
-  const __m512i lines = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                           _mm512_set1_epi32(64));
+  const __m512i lines = lane_offsets(64);
   for (int64_t n = 0; n < rows; ++n) {
     const float* row = x + n * ldx;
     for (int64_t kb = 0; kb < blocks; ++kb) {
@@ -406,18 +416,30 @@ NINFER_AMX_TARGET void pair_groups_tile(const MatmulArgs& a, const uint8_t* w0, 
   if constexpr (NG == 2) _tile_stored(1, out[1], 64);
 }
 
+// Adds the columns past the last whole 32 to tile sums of group g (out as in store_tile): an fp32
+// chain from 0 per output, added last.
+inline void add_bf16_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0, int64_t first) {
+  const int64_t rows = std::min<int64_t>(kTileRows, a.batch - g * kTileRows);
+  for (int64_t n = 0; n < rows; ++n) {
+    const float* x = a.x + (g * kTileRows + n) * a.ldx;
+    for (int64_t r = first; r < t0 + kTileRows; ++r) {
+      const auto* w = reinterpret_cast<const uint16_t*>(a.w + static_cast<size_t>(r) * a.w_row_bytes);
+      float tail = 0.0f;
+      for (int64_t k = a.cols / 32 * 32; k < a.cols; ++k) tail = std::fma(bf16_to_f32(w[k]), x[k], tail);
+      out[16 * (r - t0) + n] += tail;
+    }
+  }
+}
+
 NINFER_AMX_TARGET void bf16_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   static const TileConfig config = pair_tile_config();
   _tile_loadconfig(&config);
-  const int64_t blocks = a.cols / 32;
   const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
   alignas(64) float out[2][kTileRows * 16];
   for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
-    const int64_t t0 = r0 + kTileRows <= row_end ? r0 : row_end - kTileRows;
+    const int64_t t0 = tile_start(r0, row_end);
     const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
-    const int64_t r1 = r0 + kTileRows;
-    const int64_t t1 = r1 + kTileRows <= row_end ? r1 : row_end - kTileRows;  // the next tile's first row
-    const uint8_t* next = r1 < row_end ? a.w + static_cast<size_t>(t1) * a.w_row_bytes : nullptr;
+    const uint8_t* next = next_tile(a, r0, row_end);
     for (int64_t g = 0; g < groups;) {
       const int ng = groups - g >= 2 ? 2 : 1;
       const uint8_t* pf = g == 0 ? next : nullptr;  // later passes find the tile in L2
@@ -427,18 +449,8 @@ NINFER_AMX_TARGET void bf16_matmul_rows(const MatmulArgs& a, int64_t row_begin, 
         pair_groups_tile<1>(a, w0, g, out, pf);
       }
       for (int i = 0; i < ng; ++i, ++g) {
-        const int64_t nb = a.batch - g * kTileRows < kTileRows ? a.batch - g * kTileRows : kTileRows;
-        for (int64_t n = 0; n < nb; ++n) {
-          const float* x = a.x + (g * kTileRows + n) * a.ldx;
-          float* y = a.y + (g * kTileRows + n) * a.ldy;
-          for (int64_t r = r0; r < t0 + kTileRows; ++r) {
-            const auto* w = reinterpret_cast<const uint16_t*>(a.w + static_cast<size_t>(r) * a.w_row_bytes);
-            float tail = 0.0f;
-            for (int64_t k = blocks * 32; k < a.cols; ++k) tail = std::fma(bf16_to_f32(w[k]), x[k], tail);
-            const float v = out[i][16 * (r - t0) + n] + tail;
-            y[r] = a.accumulate ? y[r] + v : v;
-          }
-        }
+        if (a.cols % 32 != 0) add_bf16_tail(a, out[i], g, t0, r0);
+        store_tile(a, out[i], g, t0, r0);
       }
     }
   }

@@ -366,15 +366,19 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   // alone it kept the others waiting (with the matmuls on AMX, this function's own code was ~7% of a
   // 512-token prefill's profile on 2 threads). A decode step's few rows stay here (waking the pool
   // would cost more than they do).
-  auto each_row = [&](auto&& fn) {
+  // in_ranges(count, fn) calls fn(begin, end) over ranges covering [0, count).
+  auto in_ranges = [&](int64_t count, auto&& fn) {
     constexpr int64_t kParallelRowsMin = 16;
     if (n < kParallelRowsMin || threads == 1) {
-      for (int64_t t = 0; t < n; ++t) fn(t);
+      fn(int64_t{0}, count);
       return;
     }
-    const int64_t tasks = std::min<int64_t>(n, 4 * static_cast<int64_t>(threads));
-    pool_->run(tasks, [&](int64_t task, int) {
-      for (int64_t t = n * task / tasks; t < n * (task + 1) / tasks; ++t) fn(t);
+    const int64_t tasks = std::min<int64_t>(count, 4 * static_cast<int64_t>(threads));
+    pool_->run(tasks, [&](int64_t task, int) { fn(count * task / tasks, count * (task + 1) / tasks); });
+  };
+  auto each_row = [&](auto&& fn) {
+    in_ranges(n, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) fn(t);
     });
   };
 
@@ -423,24 +427,16 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     // Keys go transposed into their block (a column of kBlock-element rows), 16 head dims at a time for
     // every row, so that the consecutive positions of a prefill fill each line in turn: key by key,
     // each scattered its values over kvdim lines (~5% of a 512-token prefill).
-    auto write_keys = [&](int64_t i0, int64_t i1) {
-      for (int64_t d0 = i0; d0 < i1; d0 += 16) {
-        const int64_t d1 = std::min(i1, d0 + 16);
+    in_ranges((kvdim + 15) / 16, [&](int64_t tile_begin, int64_t tile_end) {
+      for (int64_t d0 = 16 * tile_begin; d0 < std::min(kvdim, 16 * tile_end); d0 += 16) {
+        const int64_t d1 = std::min(kvdim, d0 + 16);
         for (int64_t t = 0; t < n; ++t) {
           const Item& it = items_[t];
           uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
           for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
         }
       }
-    };
-    if (n < 16 || threads == 1) {
-      write_keys(0, kvdim);
-    } else {
-      const int64_t tasks = std::min<int64_t>((kvdim + 15) / 16, 4 * static_cast<int64_t>(threads));
-      pool_->run(tasks, [&](int64_t task, int) {
-        write_keys(kvdim * task / tasks / 16 * 16, task + 1 == tasks ? kvdim : kvdim * (task + 1) / tasks / 16 * 16);
-      });
-    }
+    });
 
     // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
     // earlier tokens of this chunk) are in the cache by now. One task per block of consecutive
