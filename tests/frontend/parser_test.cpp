@@ -174,6 +174,23 @@ TEST(ChatOutputParser, JsonArgumentsKeepTheExactValueTextOfHugeNumbers) {
   EXPECT_TRUE(bad.tool_calls.empty());
 }
 
+// The same for an integer parameter of an XML call, which the typing reads through a JSON library:
+// past binary64 it keeps its digits (Python's int() and json.dumps would), not the text as a string.
+TEST(ChatOutputParser, XmlIntegersPastBinary64KeepTheirDigits) {
+  const std::string huge(400, '5');
+  for (bool strict : {false, true}) {
+    const ChatOutput o = parse_chat_output(xml_call(param("days", huge) + param("city", "Oslo")), OutputStart::Body,
+                                           tools(strict), ToolCallFormat::Xml, 1);
+    ASSERT_EQ(o.tool_calls.size(), 1u) << o.content;
+    EXPECT_EQ(o.tool_calls[0].arguments, "{\"days\":" + huge + ",\"city\":\"Oslo\"}") << strict;
+  }
+  const OJson integer = {{"type", "integer"}}, number = {{"type", "number"}}, string = {{"type", "string"}};
+  EXPECT_EQ(vllm_typed_json(" +00" + huge + " ", &integer), huge);
+  EXPECT_EQ(vllm_typed_json("-" + huge, &number), "-" + huge);
+  EXPECT_EQ(vllm_typed_json(huge, &string), "\"" + huge + "\"");
+  EXPECT_EQ(vllm_typed_json("12", &integer), "12");
+}
+
 TEST(ChatOutputParser, AClosedCallThatDoesNotParseStaysInContent) {
   const std::string bad = "<tool_call>\n{\"name\": f}\n</tool_call>";
   const ChatOutput o = parse_chat_output("x\n" + bad, OutputStart::Body, tools(true), ToolCallFormat::Json, 1);

@@ -1,5 +1,6 @@
 #include "models/qwen3/frontend/chat_output_parser.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "models/qwen3/frontend/chat_format.h"
@@ -370,7 +371,8 @@ class CallParser {
     std::string_view rest = inner.substr(gt + 1);
     if (const size_t f = rest.rfind("</function>"); f != std::string_view::npos) rest = rest.substr(0, f);
     const ToolContract* c = contract(out.name);
-    OJson args = OJson::object();
+    // (name, value's JSON text) in first-appearance order; the last duplicate's value wins.
+    std::vector<std::pair<std::string, std::string>> args;
     while (true) {
       const size_t p = rest.find(kXmlParameterOpen);
       if (p == std::string_view::npos) break;
@@ -394,22 +396,34 @@ class CallParser {
         rest.remove_prefix(v2 == std::string_view::npos ? rest.size() : v2);
         if (starts_with(rest, "</parameter>")) rest.remove_prefix(std::string_view("</parameter>").size());
       }
-      args[pname] = typed(c, pname, std::string(value));  // the last duplicate wins
+      std::string text = typed(c, pname, std::string(value));
+      const auto same = std::find_if(args.begin(), args.end(), [&](const auto& a) { return a.first == pname; });
+      if (same != args.end()) {
+        same->second = std::move(text);
+      } else {
+        args.emplace_back(pname, std::move(text));
+      }
     }
-    // Raw values are the model's bytes: a broken UTF-8 sequence becomes U+FFFD, never an exception.
-    out.arguments = args.dump(-1, ' ', false, OJson::error_handler_t::replace);
+    out.arguments = "{";
+    for (const auto& [name, text] : args) {
+      if (out.arguments.size() > 1) out.arguments += ',';
+      out.arguments += OJson(name).dump(-1, ' ', false, OJson::error_handler_t::replace) + ':' + text;
+    }
+    out.arguments += '}';
     return out;
   }
 
-  static OJson typed(const ToolContract* c, const std::string& pname, const std::string& raw) {
-    if (!c) return raw;
+  // A parameter's value as JSON text. Raw values are the model's bytes: a broken UTF-8 sequence
+  // becomes U+FFFD, never an exception.
+  static std::string typed(const ToolContract* c, const std::string& pname, const std::string& raw) {
+    if (!c) return vllm_typed_json(raw, nullptr);
     for (const XmlParameter& p : c->xml_parameters)
-      if (p.name == pname) return strict_typed_value(raw, p);
+      if (p.name == pname) return strict_typed_json(raw, p);
     const OJson* schema = nullptr;
     if (c->parameters.is_object())
       if (auto props = c->parameters.find("properties"); props != c->parameters.end() && props->is_object())
         if (auto it = props->find(pname); it != props->end()) schema = &*it;
-    return vllm_typed_value(raw, schema);
+    return vllm_typed_json(raw, schema);
   }
 };
 

@@ -22,8 +22,9 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-// Python int(): optional sign, digits (underscores between digits), surrounding whitespace.
-bool python_int(const std::string& raw, OJson& out) {
+// Python int()'s reading: optional sign, digits (underscores between digits), surrounding whitespace;
+// the value as JSON integer text (no leading zeros, "-" only before a non-zero value).
+bool python_int_text(const std::string& raw, std::string& out) {
   std::string t = trim(raw);
   std::string digits;
   size_t i = 0;
@@ -35,10 +36,18 @@ bool python_int(const std::string& raw, OJson& out) {
     else return false;
   }
   if (digits.empty()) return false;
+  const size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+  out = (neg && digits[first] != '0' ? "-" : "") + digits.substr(first);
+  return true;
+}
+
+bool python_int(const std::string& raw, OJson& out) {
+  std::string text;
+  if (!python_int_text(raw, text)) return false;
   try {
-    out = OJson::parse((neg ? "-" : "") + digits);  // big values become doubles, as JSON readers do
+    out = OJson::parse(text);  // big values become doubles, as JSON readers do
   } catch (const std::exception&) {
-    return false;
+    return false;  // past binary64: a number overflow (typed_json keeps the digits)
   }
   return out.is_number();
 }
@@ -202,6 +211,13 @@ std::string type_name(const OJson* schema) {
   return "string";
 }
 
+bool int_like(const std::string& t) {
+  return starts_with(t, "int") || starts_with(t, "uint") || starts_with(t, "long") || starts_with(t, "short") ||
+         starts_with(t, "unsigned");
+}
+
+std::string dump(const OJson& v) { return v.dump(-1, ' ', false, OJson::error_handler_t::replace); }
+
 }  // namespace
 
 bool parse_python_literal(const std::string& text, OJson& out) { return PythonLiteral(text).parse(out); }
@@ -211,8 +227,7 @@ OJson vllm_typed_value(const std::string& raw, const OJson* schema) {
   if (lower(raw) == "null") return nullptr;
   const std::string t = type_name(schema);
   if (t == "string" || t == "str" || t == "text" || t == "varchar" || t == "char" || t == "enum") return raw;
-  if (starts_with(t, "int") || starts_with(t, "uint") || starts_with(t, "long") || starts_with(t, "short") ||
-      starts_with(t, "unsigned")) {
+  if (int_like(t)) {
     OJson v;
     return python_int(raw, v) ? v : OJson(raw);
   }
@@ -256,6 +271,26 @@ OJson strict_typed_value(const std::string& raw, const XmlParameter& p) {
   if (raw == "False") return false;
   if (raw == "None") return nullptr;
   return vllm_typed_value(raw, &p.schema);
+}
+
+
+std::string vllm_typed_json(const std::string& raw, const OJson* schema) {
+  const OJson v = vllm_typed_value(raw, schema);
+  std::string digits;
+  if (v.is_string() && schema && (int_like(type_name(schema)) || starts_with(type_name(schema), "num")) &&
+      python_int_text(raw, digits)) {
+    return digits;  // an integer past binary64, which the typing left as text
+  }
+  return dump(v);
+}
+
+std::string strict_typed_json(const std::string& raw, const XmlParameter& p) {
+  const OJson v = strict_typed_value(raw, p);
+  std::string digits;
+  // A JSON value that is an integer past binary64 (JSON has no other unquoted digits).
+  if (p.kind == XmlValueKind::Json && v.is_string() && python_int_text(raw, digits) && trim(raw) == digits) return digits;
+  if (p.kind == XmlValueKind::Json && v.is_string()) return vllm_typed_json(raw, &p.schema);
+  return dump(v);
 }
 
 }  // namespace ninfer::qwen3

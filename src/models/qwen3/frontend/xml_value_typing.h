@@ -19,6 +19,12 @@ OJson vllm_typed_value(const std::string& raw, const OJson* property_schema);
 // reachable without the grammar) vLLM's typing.
 OJson strict_typed_value(const std::string& raw, const XmlParameter& parameter);
 
+// The same values as JSON text (for a call's arguments): their dump, except that an integer past
+// binary64, which OJson cannot hold and the typing therefore leaves as text, keeps its digits, as
+// Python's int() and json.dumps do (and as the JSON tool-call format keeps the model's number text).
+std::string vllm_typed_json(const std::string& raw, const OJson* property_schema);
+std::string strict_typed_json(const std::string& raw, const XmlParameter& parameter);
+
 // Python literal syntax (what the template's "args_value | string" writes for dicts and lists, or
 // ast.literal_eval accepts): dicts, lists, tuples, quoted strings, numbers, True, False, None.
 // Returns false when the text is not one.
