@@ -76,7 +76,7 @@ nlohmann::ordered_json forward_only(const PrefillArgs& a, const std::string& pat
   for (int r = 0; r <= a.repeats; ++r) {  // round 0 pages the weights in and is not counted
     const std::vector<int32_t> tokens = bench_prompt_tokens(a.tokens, 100 + r, ids);
     model->truncate_slot(0, 0);
-    models::ForwardRow row{0, tokens, 1};
+    models::ForwardRow row{0, tokens, 1, true};  // a prompt: the prefill kernels
     const auto t0 = Clock::now();
     model->forward({&row, 1}, logits);
     if (r > 0) seconds.push_back(seconds_since(t0));

@@ -21,6 +21,10 @@ struct ForwardRow {
   int slot = 0;                          // sequence slot (KV cache) this row extends
   std::span<const int32_t> tokens;       // new tokens, written at positions [slot length, +size)
   int logits_count = 1;                  // logits wanted for the last `logits_count` tokens (1..tokens.size())
+  // Prompt tokens (prefill), not generated ones (a decode step, drafts under verification). A model
+  // may compute the two kinds with different kernels, so that its bits depend on the kind: each
+  // kind's bits never depend on how the rows are batched or a prompt is chunked.
+  bool prompt = false;
 };
 
 class LanguageModel {

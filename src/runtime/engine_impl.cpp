@@ -643,6 +643,7 @@ void EngineImpl::step() {
       budget -= static_cast<int>(chunk);
       b.input = std::span<const int32_t>(r.prompt).subspan(r.prompt_done, chunk);
       b.sample = chunk == remaining;
+      b.prompt = true;
     }
     b.params = sampling_params(r.options.sampling);
     b.penalties = r.penalties;

@@ -31,6 +31,7 @@ struct BatchRow {
   // false: a prompt chunk that is not the prompt's last: the model reads it, nothing is sampled and
   // the row's result is PromptChunk (no logits are computed for it, no mask is asked for).
   bool sample = true;
+  bool prompt = false;  // input is prompt tokens (models::ForwardRow::prompt)
   // Speculative rows: up to K draft tokens that follow `input`, verified in this step's forward (K+1
   // positions: the token after `input`, then one after each draft), with the q that produced each
   // (empty: all one-hot; else one per draft). DESIGN.md section 7.

@@ -33,6 +33,7 @@ void DraftModelProposer::propose(std::span<const DraftRow> rows, std::vector<Dra
   // rest, and gives the logits of the first draft.
   std::vector<size_t> going;  // rows still drafting, in row order
   std::vector<std::vector<int32_t>> feed(rows.size());
+  std::vector<size_t> prompt_part(rows.size(), 0);  // prompt tokens at the start of feed
   for (size_t i = 0; i < rows.size(); ++i) {
     const DraftRow& r = rows[i];
     if (r.max_tokens <= 0 || r.slot < 0 || r.slot >= static_cast<int>(held_.size())) continue;
@@ -50,12 +51,30 @@ void DraftModelProposer::propose(std::span<const DraftRow> rows, std::vector<Dra
     draft_->truncate_slot(r.slot, static_cast<int>(common));
     held.resize(common);
     feed[i].assign(ctx.begin() + static_cast<std::ptrdiff_t>(common), ctx.end());
+    // Prompt positions go in as a prompt, as the target reads them (a model may compute prompt and
+    // generated positions with different kernels: ForwardRow::prompt), so that a draft model equal to
+    // the target proposes exactly the target's tokens.
+    if (common < r.prompt.size()) prompt_part[i] = r.prompt.size() - common;
     going.push_back(i);
   }
   std::vector<models::ForwardRow> batch;
+  for (size_t i : going) {
+    if (prompt_part[i] > 0 && prompt_part[i] < feed[i].size())
+      batch.push_back(models::ForwardRow{rows[i].slot, std::span(feed[i]).first(prompt_part[i]), 0, true});
+  }
+  if (!batch.empty()) {  // the prompt ends inside the catch-up: its part first, without logits
+    draft_->forward(batch, {});
+    for (size_t i : going) {
+      if (prompt_part[i] == 0 || prompt_part[i] >= feed[i].size()) continue;
+      std::vector<int32_t>& held = held_[static_cast<size_t>(rows[i].slot)];
+      held.insert(held.end(), feed[i].begin(), feed[i].begin() + static_cast<std::ptrdiff_t>(prompt_part[i]));
+      feed[i].erase(feed[i].begin(), feed[i].begin() + static_cast<std::ptrdiff_t>(prompt_part[i]));
+      prompt_part[i] = 0;
+    }
+  }
   for (int step = 0; !going.empty(); ++step) {
     batch.clear();
-    for (size_t i : going) batch.push_back(models::ForwardRow{rows[i].slot, feed[i], 1});
+    for (size_t i : going) batch.push_back(models::ForwardRow{rows[i].slot, feed[i], 1, step == 0 && prompt_part[i] > 0});
     logits_.resize(going.size() * static_cast<size_t>(width));
     draft_->forward(batch, logits_);
     std::vector<size_t> next;

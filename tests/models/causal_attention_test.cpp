@@ -1,6 +1,7 @@
 // The tiled causal attention kernel (causal_attention.h) on its own: against an FP64 softmax over odd
-// shapes at every instruction set this CPU has (over the f16 keys and values the cache holds), and bit
-// for bit against itself however the queries of a sequence are grouped into calls.
+// shapes at every instruction set this CPU has, with its prompt kernel where it has one (over the f16
+// keys and values the cache holds), and bit for bit
+// against itself however the queries of a sequence are grouped into calls.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,6 +33,11 @@ float noise(uint64_t seed, uint64_t i) {
   return static_cast<float>(static_cast<double>(x >> 40) / static_cast<double>(1ull << 23) - 1.0);
 }
 
+struct Kernel {
+  std::string name;
+  void (*run)(const CausalAttentionArgs& args);
+};
+
 // One KV head's cache of `length` positions and the queries of `heads` heads at every position, laid out
 // like the forward pass lays them out: rows of kv_stride channels (keys transposed per block of T
 // positions, as the cache keeps them) and of q_stride elements, with the head's data inside. k and v
@@ -52,7 +58,7 @@ struct Sequence {
     for (size_t i = 0; i < q.size(); ++i) q[i] = noise(seed + 200, i);
   }
   // Output rows [pos0, pos0 + rows) into out (rows of q_stride floats, head h at h*dim).
-  void attend(const kernels::KernelTable& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
+  void attend(const Kernel& kt, int64_t pos0, int64_t rows, float scale, std::vector<float>& out) const {
     std::vector<float> scratch(static_cast<size_t>(kernels::causal_attention_scratch_floats(rows, heads, dim)));
     // The cache's layouts: values as rows, keys transposed in whole blocks of T positions. The rest of
     // the last block holds NaN (a cache block is written a position at a time).
@@ -78,7 +84,7 @@ struct Sequence {
     a.dim = dim;
     a.scale = scale;
     a.scratch = scratch.data();
-    kt.causal_attention(a);
+    kt.run(a);
   }
   // softmax(scale * q.k_j, j <= pos) . v in double. `magnitude` gets the largest scale * sum_c |q_c k_jc|:
   // fp32 scores are only good to a few ulps of that, and each output moves by at most twice the
@@ -107,10 +113,17 @@ struct Sequence {
   }
 };
 
-std::vector<Isa> supported_isas() {
-  std::vector<Isa> out;
+// Every attention kernel this CPU has: per instruction set, that of generated positions and, where it
+// differs (AMX), that of prompt positions.
+std::vector<Kernel> supported_kernels() {
+  std::vector<Kernel> out;
   for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
-    if (kernels::isa_supported(isa)) out.push_back(isa);
+    if (!kernels::isa_supported(isa)) continue;
+    const kernels::KernelTable& kt = kernels::kernel_table(isa);
+    out.push_back({std::string(kernels::isa_name(isa)) + " generated", kt.attention(false)});
+    if (kt.attention(true) != kt.attention(false)) {
+      out.push_back({std::string(kernels::isa_name(isa)) + " prompt", kt.attention(true)});
+    }
   }
   return out;
 }
@@ -130,8 +143,7 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
       {8, 64, 1000, 17},   {2, 128, 2047, 3},   {1, 64, 3 * T + 1, 33},  {2, 128, 8190, 2},
       {7, 24, 4095, 5},    {2, 16, 300, 48},
   };
-  for (Isa isa : supported_isas()) {
-    const kernels::KernelTable& kt = kernels::kernel_table(isa);
+  for (const Kernel& kt : supported_kernels()) {
     for (const Shape& sh : shapes) {
       for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
         const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 31 + sh.pos0));
@@ -149,7 +161,7 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
             }
           }
         }
-        EXPECT_LE(worst, tolerance(magnitude)) << kernels::isa_name(isa) << " heads " << sh.heads << " dim " << sh.dim << " pos0 "
+        EXPECT_LE(worst, tolerance(magnitude)) << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 "
                                << sh.pos0 << " rows " << sh.rows << " scale " << scale;
       }
     }
@@ -159,13 +171,13 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
 TEST(CausalAttention, SharpScoresStayFinite) {
   // Scores hundreds apart: most weights underflow to exactly zero, and the running max moves by far
   // more than exp's range between tiles (the first keys lose to later ones).
-  for (Isa isa : supported_isas()) {
+  for (const Kernel& kt : supported_kernels()) {
     Sequence seq(200, 2, 32, 5);
     for (int64_t j = 0; j < seq.length; ++j) {
       for (int64_t c = 0; c < seq.dim; ++c) seq.k[j * seq.kv_stride + seq.dim + c] *= static_cast<float>(j % 97);
     }
     std::vector<float> out(seq.q.size(), NAN);
-    seq.attend(kernels::kernel_table(isa), 0, seq.length, 3.0f, out);
+    seq.attend(kt, 0, seq.length, 3.0f, out);
     double worst = 0.0, magnitude = 0.0;
     for (int64_t pos = 0; pos < seq.length; pos += 7) {
       for (int64_t h = 0; h < seq.heads; ++h) {
@@ -175,7 +187,7 @@ TEST(CausalAttention, SharpScoresStayFinite) {
         }
       }
     }
-    EXPECT_LE(worst, tolerance(magnitude)) << kernels::isa_name(isa) << " magnitude " << magnitude;
+    EXPECT_LE(worst, tolerance(magnitude)) << kt.name << " magnitude " << magnitude;
   }
 }
 
@@ -183,8 +195,7 @@ TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
   // A sequence attended whole, in blocks of every size that the forward pass or a verification row
   // can make (including blocks that straddle tile edges), and one query at a time: every output
   // bit-identical.
-  for (Isa isa : supported_isas()) {
-    const kernels::KernelTable& kt = kernels::kernel_table(isa);
+  for (const Kernel& kt : supported_kernels()) {
     for (const auto& [heads, dim] : {std::pair<int64_t, int64_t>{2, 128}, {1, 64}, {3, 20}, {8, 16}}) {
       const Sequence seq(2 * kernels::kAttentionKeyTile + 75, heads, dim, 77);
       std::vector<float> whole(seq.q.size(), 0.0f);
@@ -193,14 +204,14 @@ TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
         std::vector<float> parts(seq.q.size(), 0.0f);
         for (int64_t p = 0; p < seq.length; p += block) seq.attend(kt, p, std::min(block, seq.length - p), 0.3f, parts);
         ASSERT_EQ(std::memcmp(parts.data(), whole.data(), whole.size() * sizeof(float)), 0)
-            << kernels::isa_name(isa) << " heads " << heads << " dim " << dim << " blocks of " << block;
+            << kt.name << " heads " << heads << " dim " << dim << " blocks of " << block;
       }
       // Uneven cuts, as chunked prefill followed by decode and verification rows makes them.
       std::vector<float> uneven(seq.q.size(), 0.0f);
       const int64_t cuts[] = {0, 7, 70, 71, 128, 130, 131, 135, seq.length};
       for (size_t i = 0; i + 1 < std::size(cuts); ++i) seq.attend(kt, cuts[i], cuts[i + 1] - cuts[i], 0.3f, uneven);
       EXPECT_EQ(std::memcmp(uneven.data(), whole.data(), whole.size() * sizeof(float)), 0)
-          << kernels::isa_name(isa) << " heads " << heads << " dim " << dim << " uneven cuts";
+          << kt.name << " heads " << heads << " dim " << dim << " uneven cuts";
     }
   }
 }
@@ -208,7 +219,7 @@ TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
 TEST(CausalAttention, KeysPastTheBlockAreNeverRead) {
   // The cache past the block's last position may hold anything (a truncated draft, nothing yet):
   // NaN there must not reach any output.
-  for (Isa isa : supported_isas()) {
+  for (const Kernel& kt : supported_kernels()) {
     Sequence clean(150, 2, 64, 9), dirty = clean;
     for (int64_t j = 100; j < dirty.length; ++j) {
       for (int64_t c = 0; c < dirty.kv_stride; ++c) {
@@ -219,10 +230,10 @@ TEST(CausalAttention, KeysPastTheBlockAreNeverRead) {
     // A prefill block (widened tiles), and one decode row (its two heads read the f16 cache in place).
     for (const auto& [first, rows] : {std::pair<int64_t, int64_t>{60, 40}, {99, 1}}) {
       std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
-      clean.attend(kernels::kernel_table(isa), first, rows, 0.2f, a);
-      dirty.attend(kernels::kernel_table(isa), first, rows, 0.2f, b);
+      clean.attend(kt, first, rows, 0.2f, a);
+      dirty.attend(kt, first, rows, 0.2f, b);
       EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
-          << kernels::isa_name(isa) << " rows " << first << ".." << first + rows;
+          << kt.name << " rows " << first << ".." << first + rows;
     }
   }
 }

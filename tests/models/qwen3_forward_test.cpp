@@ -89,9 +89,11 @@ std::vector<int32_t> random_tokens(int n, int vocab, uint64_t seed) {
   return t;
 }
 
-std::vector<float> run_row(Qwen3Model& m, int slot, std::span<const int32_t> tokens, int logits_count) {
+// One row's forward: prompt tokens, or (the default) generated ones (ForwardRow::prompt).
+std::vector<float> run_row(Qwen3Model& m, int slot, std::span<const int32_t> tokens, int logits_count,
+                           bool prompt = false) {
   std::vector<float> out(static_cast<size_t>(logits_count) * m.vocab_size());
-  const ForwardRow row{slot, tokens, logits_count};
+  const ForwardRow row{slot, tokens, logits_count, prompt};
   m.forward(std::span(&row, 1), out);
   return out;
 }
@@ -154,9 +156,35 @@ TEST_P(ForwardDtypeTest, PrefillMatchesReferenceAtEveryPosition) {
   Qwen3Model m(w, opts());
   const auto tokens = random_tokens(23, w->config.vocab_size, 1);
   const auto ref = reference_logits(*w, tokens);
-  const auto got = run_row(m, 0, tokens, static_cast<int>(tokens.size()));
+  const auto got = run_row(m, 0, tokens, static_cast<int>(tokens.size()), true);
   expect_matches_reference(got, ref, 0, "prefill", reference_tolerance(GetParam()));
   EXPECT_EQ(m.slot_length(0), 23);
+}
+
+// Head dims of 32 and 64 (what the AMX prompt attention takes; 16 falls back to the vector kernel),
+// a prompt past one key tile prefilled as a prompt, then generated positions decoded: both kinds of
+// position against the FP64 reference.
+TEST_P(ForwardDtypeTest, PromptAndGeneratedPositionsMatchReference) {
+  for (int head_dim : {32, 64}) {
+    Qwen3Config c = tiny_qwen3_config();
+    c.head_dim = head_dim;
+    RandomWeightsOptions o;
+    o.dtype = GetParam();
+    o.norm_dtype = GetParam() == DType::Q8_0 ? DType::F32 : GetParam();
+    o.seed = 8;
+    const auto w = make_random_qwen3_weights(c, o);
+    Qwen3Model m(w, opts());
+    const int n = static_cast<int>(kernels::kAttentionKeyTile) + 14, prompt = n - 6;
+    const auto tokens = random_tokens(n, c.vocab_size, 3);
+    const auto ref = reference_logits(*w, tokens);
+    const double tol = reference_tolerance(GetParam());
+    const std::string what = "head_dim " + std::to_string(head_dim);
+    expect_matches_reference(run_row(m, 0, std::span(tokens).first(prompt), prompt, true), ref, 0, what + " prompt",
+                             tol);
+    for (int p = prompt; p < n; ++p) {
+      expect_matches_reference(run_row(m, 0, std::span(tokens).subspan(p, 1), 1), ref, p, what + " generated", tol);
+    }
+  }
 }
 
 TEST_P(ForwardDtypeTest, DecodeAfterPrefillMatchesReference) {
@@ -211,7 +239,7 @@ TEST(Qwen3Forward, OtherShapesMatchReference) {
     const auto tokens = random_tokens(20, config.vocab_size, 30);
     const auto ref = reference_logits(*w, tokens);
     Qwen3Model m(w, opts(2));
-    expect_matches_reference(run_row(m, 0, tokens, 20), ref, 0, "prefill hidden " + std::to_string(config.hidden_size),
+    expect_matches_reference(run_row(m, 0, tokens, 20, true), ref, 0, "prefill hidden " + std::to_string(config.hidden_size),
                              reference_tolerance(dtype));
     run_row(m, 1, std::span(tokens).first(13), 1);
     for (size_t p = 13; p < tokens.size(); ++p) {
@@ -336,17 +364,26 @@ TEST(Qwen3Forward, ThreadCountsGiveTheSameLogits) {
 
 TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   // What the prefix cache and speculative decoding rely on: a position's logits do not depend on how
-  // the forward passes were cut. A prompt longer than two attention key tiles, prefilled whole, in
-  // chunks, token by token, as a verification row after a shorter prefill, and beside other rows,
-  // at 1 and 3 threads, at every instruction set, with bf16 and Q8_0 weights: every logit bit-identical.
+  // the forward passes were cut. Prompt positions (a prompt longer than two attention key tiles,
+  // prefilled whole, in chunks, and beside another row) and generated ones (the same tokens decoded
+  // one at a time, as a verification row, and beside another row) each bit-identical, at 1-3 threads,
+  // at every instruction set, with bf16 and Q8_0 weights and a head dim of 32 (which the AMX prompt
+  // kernel takes). The two kinds may take different kernels, so they agree to rounding.
   for (DType dtype : {DType::BF16, DType::Q8_0}) {
-  const auto w = tiny_weights(dtype);
+  Qwen3Config c = tiny_qwen3_config();
+  c.head_dim = 32;
+  RandomWeightsOptions wo;
+  wo.dtype = dtype;
+  wo.norm_dtype = dtype == DType::Q8_0 ? DType::F32 : dtype;
+  wo.seed = 7;
+  const auto w = make_random_qwen3_weights(c, wo);
   const int vocab = w->config.vocab_size;
   const int n = 2 * static_cast<int>(kernels::kAttentionKeyTile) + 21;
   const auto tokens = random_tokens(n, vocab, 31), other = random_tokens(40, vocab, 32);
   const auto same_bits = [](std::span<const float> a, std::span<const float> b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
+  const auto rows_from = [&](std::span<const float> l, int first) { return l.subspan(first * static_cast<size_t>(vocab)); };
   for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
     if (!kernels::isa_supported(isa)) continue;
     const std::string name = std::string(kernels::isa_name(isa)) + " " + dtype_name(dtype);
@@ -355,29 +392,41 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
       o.isa = isa;
       return std::make_unique<Qwen3Model>(w, o);
     };
-    const auto whole = run_row(*model(1, 1, 256), 0, tokens, n);
+    // Prompt positions.
+    const auto whole = run_row(*model(1, 1, 256), 0, tokens, n, true);
     for (int chunk : {1, 5, 64, 100}) {
-      EXPECT_TRUE(same_bits(run_row(*model(1, 3, chunk), 0, tokens, n), whole)) << name << " chunks of " << chunk;
+      EXPECT_TRUE(same_bits(run_row(*model(1, 3, chunk), 0, tokens, n, true), whole)) << name << " chunks of " << chunk;
     }
-    // Token by token, then a K+1 verification row of 9 after 70 decoded positions.
+    {
+      // The rest of the prompt beside a prompt of another slot, in one batch cut into chunks of 30.
+      auto b = model(2, 3, 30);
+      run_row(*b, 0, std::span(tokens).first(79), 0, true);
+      std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
+      const ForwardRow rows[] = {{1, other, 1, true}, {0, std::span(tokens).subspan(79), n - 79, true}};
+      b->forward(rows, got);
+      EXPECT_TRUE(same_bits(rows_from(got, 1), rows_from(whole, 79))) << name << " prompt beside another row";
+    }
+    // Generated positions: one at a time, against a verification row of 9 after 70, and against a
+    // verification row beside a prompt of another slot.
     auto m = model(2, 2, 128);
     std::vector<float> stepped;
-    for (int p = 0; p < 70; ++p) {
+    for (int p = 0; p < n; ++p) {
       const auto l = run_row(*m, 0, std::span(tokens).subspan(p, 1), 1);
       stepped.insert(stepped.end(), l.begin(), l.end());
     }
-    EXPECT_TRUE(same_bits(stepped, std::span(whole).first(70 * static_cast<size_t>(vocab)))) << name << " decode";
+    m->truncate_slot(0, 70);
     EXPECT_TRUE(same_bits(run_row(*m, 0, std::span(tokens).subspan(70, 9), 9),
-                          std::span(whole).subspan(70 * static_cast<size_t>(vocab), 9 * static_cast<size_t>(vocab))))
+                          std::span(stepped).subspan(70 * static_cast<size_t>(vocab), 9 * static_cast<size_t>(vocab))))
         << name << " verification row";
-    // The rest beside a prefill of another slot, in one batch cut into chunks of 30.
-    auto b = model(2, 3, 30);
-    run_row(*b, 0, std::span(tokens).first(79), 0);
-    std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
-    const ForwardRow rows[] = {{1, other, 1}, {0, std::span(tokens).subspan(79), n - 79}};
-    b->forward(rows, got);
-    EXPECT_TRUE(same_bits(std::span(got).subspan(vocab), std::span(whole).subspan(79 * static_cast<size_t>(vocab))))
-        << name << " beside another row";
+    {
+      auto b = model(2, 3, 30);
+      for (int p = 0; p < 79; ++p) run_row(*b, 0, std::span(tokens).subspan(p, 1), 0);
+      std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
+      const ForwardRow rows[] = {{1, other, 1, true}, {0, std::span(tokens).subspan(79), n - 79, false}};
+      b->forward(rows, got);
+      EXPECT_TRUE(same_bits(rows_from(got, 1), rows_from(stepped, 79))) << name << " generated beside another row";
+    }
+    expect_close(stepped, whole, name + " prompt against generated");
   }
 }
 }

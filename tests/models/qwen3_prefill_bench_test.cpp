@@ -56,7 +56,7 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
     std::vector<float> logits(static_cast<size_t>(m.vocab_size()));
     {
       const std::vector<int32_t> warm(64, 1);
-      const ForwardRow row{0, warm, 1};
+      const ForwardRow row{0, warm, 1, true};
       m.forward(std::span(&row, 1), logits);
     }
     auto cpu_ms = [] {
@@ -70,7 +70,7 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
       std::vector<double> ms, cpu;
       for (int r = 0; r < repeats; ++r) {
         m.truncate_slot(0, 0);
-        const ForwardRow row{0, prompt, 1};
+        const ForwardRow row{0, prompt, 1, true};
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = cpu_ms();
         m.forward(std::span(&row, 1), logits);
@@ -92,11 +92,13 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
 // The attention kernel alone on the 0.6b shape (16 query heads, 8 KV heads of 128): one layer's
 // attention for a chunk of 128 prompt positions ending at each context length, on one thread.
 //   NINFER_BENCH_CONTEXTS=512,2048,8192  NINFER_BENCH_BLOCK_ROWS=16 (positions per call)
+//   NINFER_BENCH_GENERATED=1: the kernel of generated positions (decode rows), not of prompts
 TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const int64_t heads = 16, kv_heads = 8, dim = 128, chunk = 128, group = heads / kv_heads;
   const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
   const int64_t block = int_list("NINFER_BENCH_BLOCK_ROWS", {16}).front();
   const kernels::KernelTable& kt = kernels::best_kernels();
+  const bool prompt = std::getenv("NINFER_BENCH_GENERATED") == nullptr;
   for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
     const size_t kv_floats = static_cast<size_t>(ctx * kvdim);
     uint16_t* k = nullptr;  // f16, as the cache holds them
@@ -136,7 +138,7 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
           a.dim = dim;
           a.scale = 0.088f;
           a.scratch = scratch.data();
-          kt.causal_attention(a);
+          kt.attention(prompt)(a);
         }
       }
     };
@@ -158,8 +160,9 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
     std::sort(ms.begin(), ms.end());
     // Multiply-adds the causal mask needs: q.k and p.v over the keys each position sees.
     const double flops = 4.0 * dim * heads * (chunk * (ctx - chunk) + chunk * (chunk + 1) / 2.0);
-    std::printf("{\"isa\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
-                kernels::isa_name(kt.isa), ctx, static_cast<long>(block), 1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
+    std::printf("{\"isa\": \"%s\", \"rows\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
+                kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", ctx, static_cast<long>(block),
+                1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
   }
 }
 

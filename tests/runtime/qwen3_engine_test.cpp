@@ -20,6 +20,7 @@ std::shared_ptr<const models::qwen3::Qwen3Weights> weights(DType dtype) {
   models::qwen3::Qwen3Config c = models::testing::tiny_qwen3_config();
   c.vocab_size = static_cast<int64_t>(testing::qwen3_tokenizer()->vocab_size() + 64) / 64 * 64;
   c.max_position_embeddings = 1024;
+  c.head_dim = 32;  // a shape the AMX prompt attention takes (16 falls back to the vector kernel)
   models::testing::RandomWeightsOptions o;
   o.dtype = dtype;
   o.seed = 7;

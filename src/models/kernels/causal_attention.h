@@ -7,7 +7,8 @@
 // A query's result depends on its position and its inputs only, bit for bit: key tiles sit at
 // absolute positions [0, T), [T, 2T), ..., every query reduces over its own tiles in that order with
 // the same operations, and keys past its position weigh exactly zero. So a prompt gives the same
-// attention output prefilled whole, in chunks of any size, token by token, or beside other rows.
+// attention output prefilled whole, in chunks of any size, token by token, or beside other rows. (On
+// AMX, prompt positions take a kernel of their own, with that same property: KernelTable::attention.)
 #pragma once
 
 #include <cstdint>
@@ -49,9 +50,15 @@ inline int64_t attention_tile_stride(int64_t dim) {
 }
 
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
-// one K tile and one V tile widened to f32, the K tile on a 64-byte boundary.
+// one K tile and one V tile widened to f32, the K tile on a 64-byte boundary. The AMX instance keeps
+// the tile's keys and values as bf16 parts in the same room, and adds 16 padding rows of scores, the
+// bf16 parts of the queries and of their weights (three each, with the padding rows), one 16 x 32
+// tile of sums, and room to align them.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
-  return rows * heads * (dim + kAttentionKeyTile + 3) + 16 + kAttentionKeyTile * (dim + attention_tile_stride(dim));
+  const int64_t T = kAttentionKeyTile, nq = rows * heads;
+  const int64_t vector = nq * (dim + T + 3) + 16 + T * (dim + attention_tile_stride(dim));
+  const int64_t tiles = 16 * T + (3 * (nq + 16) * (dim + T) + 1) / 2 + 16 * 32 + 64;
+  return vector + tiles;
 }
 
 // Per-ISA instances (causal_attention_<isa>.cpp), reached through KernelTable::causal_attention.
@@ -63,6 +70,9 @@ void causal_attention(const CausalAttentionArgs& args);
 }
 namespace avx512 {
 void causal_attention(const CausalAttentionArgs& args);
+}
+namespace amx {
+void causal_attention(const CausalAttentionArgs& args);  // prompt rows; needs the tile unit's permission (simd_kernels.cpp)
 }
 
 }  // namespace ninfer::models::kernels

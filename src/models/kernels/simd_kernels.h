@@ -63,6 +63,16 @@ struct KernelTable {
   // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:
   // `rows` <= 16 rows of x from row 0 (stride ldx), into one group.
   void (*pack_bf16_parts)(const float* x, int64_t ldx, int64_t rows, int64_t cols, uint16_t* out) = nullptr;
+  // Attention of prompt positions, where it differs (AMX: on the tile unit, which pays only when many
+  // queries share each key tile); null: causal_attention. Generated positions (decode rows, drafts
+  // under verification) always take causal_attention. Each kernel is bit-identical however its
+  // queries are batched, so a prompt gives the same bits however it is chunked and a generated token
+  // the same bits however it is batched; a prompt position and a generated one agree to rounding.
+  void (*prompt_attention)(const CausalAttentionArgs& args) = nullptr;
+  auto attention(bool prompt) const { return prompt && prompt_attention ? prompt_attention : causal_attention; }
+  // Query vectors (positions x GQA group) per attention call: what one K/V tile is read for.
+  int attention_queries = 64;
+  int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 128
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)

@@ -21,6 +21,7 @@
 #include <immintrin.h>
 
 #include "models/dtype_convert.h"
+#include "models/kernels/amx_tile_config.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_AMX_TARGET \
@@ -29,15 +30,6 @@
 namespace ninfer::models::kernels::amx {
 
 namespace {
-
-// LDTILECFG's 64-byte operand (palette 1).
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
 
 // tmm0, tmm1: block sums, 16 weight rows x 16 activation rows of int32 (one per activation group)
 // tmm2: 16 weight rows x one block (32 int8)
@@ -477,6 +469,8 @@ const KernelTable kTable = [] {
   t.matmul_rows = &matmul_rows;
   t.q8_tiles = true;
   t.pack_bf16_parts = &pack_bf16_parts;
+  t.prompt_attention = &causal_attention;
+  t.prompt_attention_queries = 128;
   return t;
 }();
 

@@ -84,7 +84,10 @@ inline void rope(float* v, const float* cos, const float* sin, int64_t half) {
 // task reads its slot's whole K/V history once (from L3 or memory, at the cache's page-sized row
 // stride), so bigger blocks read less per query; 64 still leaves a 128-token chunk of the 0.6b shape
 // 32 tasks (4 blocks x 8 KV heads) to spread over the threads.
-inline int attention_block_rows(const Qwen3Config& c) { return std::max(1, 64 / (c.num_heads / c.num_kv_heads)); }
+// Positions per attention call, for `queries` query vectors per call.
+inline int attention_block_rows(const Qwen3Config& c, int queries) {
+  return std::max(1, queries / (c.num_heads / c.num_kv_heads));
+}
 
 // Grows a scratch buffer geometrically, so that slowly growing needs do not reallocate on every step.
 inline float* grow(std::vector<float>& v, int64_t n) {
@@ -300,7 +303,7 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
     const int base = kv_->length(r.slot);
     const int n = static_cast<int>(r.tokens.size());
     for (int i = 0; i < n; ++i) {
-      items_.push_back({r.slot, base + i, r.tokens[i], i >= n - r.logits_count});
+      items_.push_back({r.slot, base + i, r.tokens[i], i >= n - r.logits_count, r.prompt});
       if (static_cast<int>(items_.size()) == options_.prefill_chunk) {
         run_chunk(logits, logits_row);
         items_.clear();
@@ -313,13 +316,15 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
 
 void Qwen3Model::plan_attention() {
   // Runs of one slot at consecutive positions, cut into blocks of attention_block_rows.
-  const int max_rows = attention_block_rows(weights_->config);
+  const int rows_generated = attention_block_rows(weights_->config, kernels_->attention_queries);
+  const int rows_prompt = attention_block_rows(weights_->config, kernels_->prompt_attention_queries);
   attention_blocks_.clear();
   const int n = static_cast<int>(items_.size());
   for (int t = 0; t < n;) {
+    const int max_rows = items_[t].prompt ? rows_prompt : rows_generated;
     int end = t + 1;
     while (end < n && end - t < max_rows && items_[end].slot == items_[t].slot &&
-           items_[end].pos == items_[end - 1].pos + 1) {
+           items_[end].pos == items_[end - 1].pos + 1 && items_[end].prompt == items_[t].prompt) {
       ++end;
     }
     attention_blocks_.push_back({t, end - t});
@@ -358,7 +363,8 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   float* sinv = grow(sin_, n * half);
   // Attention: one scratch per thread, sized for the largest block (it does not grow with the context).
   plan_attention();
-  const int64_t attention_stride = kernels::causal_attention_scratch_floats(attention_block_rows(c), group, hd);
+  const int64_t attention_stride = kernels::causal_attention_scratch_floats(
+      attention_block_rows(c, std::max(kernels_->attention_queries, kernels_->prompt_attention_queries)), group, hd);
   float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
   const int64_t attention_tasks = static_cast<int64_t>(attention_blocks_.size()) * kv_heads;
 
@@ -461,7 +467,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       a.dim = hd;
       a.scale = scale;
       a.scratch = attention_scratch + worker * attention_stride;
-      kernels_->causal_attention(a);
+      kernels_->attention(it.prompt)(a);
     });
 
     const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};

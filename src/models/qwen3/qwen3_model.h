@@ -66,6 +66,7 @@ class Qwen3Model final : public LanguageModel {
     int pos;
     int32_t token;
     bool wants_logits;
+    bool prompt;  // of a prompt row (ForwardRow::prompt): takes KernelTable::attention(true)
   };
   struct AttentionBlock {  // consecutive items of one slot at consecutive positions
     int first;

@@ -1,0 +1,336 @@
+// AMX instance of the causal attention kernel: the two products of a key tile (scores Q K^T, and the
+// weighted values P V) on the tile unit, with the online softmax between them on the vector unit as
+// on AVX-512 (causal_attention_shared.inc).
+//
+// TDPBF16PS multiplies bf16 pairs into fp32 sums. The queries, the keys and values (f16 in the cache)
+// and the weights are each split into bf16 parts whose sum is exactly the value: a float's 24
+// significant bits are three parts of 8 (hi = x truncated to bf16, mid = the rest truncated, lo = what
+// remains), an f16's 11 are two. So every product of parts is exact, and the products that matter
+// (all but the smallest, lo x lo', under 2^-24 of the product) go into fp32 sums: the rounding is that
+// of the sums alone, as with the FMA kernels, where a single bf16 rounding of the queries would move
+// scores by 2^-9 of their size.
+//
+// Every element of a tile product depends on its own row and column only, and each is reduced in one
+// fixed order (head dims, or keys, 32 at a time; the part pairs in turn), so a query's output depends
+// on its position and its inputs, bit for bit, whichever block computes it and however many queries
+// share the tiles. A weight past a query's position is exactly 0 and adds an exact zero, so the keys
+// a block spans beyond a query's own do not change its sums either. Head dims that are not a multiple
+// of 32 take the AVX-512 kernel.
+//
+// This is KernelTable::prompt_attention: prompt positions only. Splitting a tile's keys and values
+// pays when a block's 64 queries share it; a decode row's 2 queries per KV head would pay it for
+// themselves (2.5x the FMA kernel's time per tile), so generated positions keep the AVX-512 kernel.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (see simd_kernels_avx512.cpp)
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include "models/kernels/amx_tile_config.h"
+#include "models/kernels/causal_attention.h"
+#include "models/kernels/causal_attention_vec_avx512.h"
+
+#define NINFER_KERNEL_TARGET \
+  __attribute__((target("amx-tile,amx-bf16,avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma,f16c")))
+#define NINFER_TILE_OP NINFER_KERNEL_TARGET __attribute__((always_inline)) inline
+
+namespace ninfer::models::kernels::amx {
+
+using avx512::AV;
+
+#include "models/kernels/causal_attention_shared.inc"
+
+namespace {
+
+constexpr int64_t T = kAttentionKeyTile;
+constexpr int kRows = 16;      // queries per tile
+constexpr int kPair = 32;      // bf16 values per tile row: head dims of a score tile, keys of a value tile
+constexpr int kCols = 16;      // keys per score tile, head dims per value tile
+constexpr int kQueryParts = 3;  // of the queries and of the weights
+constexpr int kCacheParts = 2;  // of the keys and values
+static_assert(T % kPair == 0);
+
+// tmm0, tmm1: fp32 sums, queries x 16 (keys, or head dims)
+// tmm2:       query parts (or weight parts), queries x 32 bf16
+// tmm3-tmm6:  key parts (or value parts) of two column groups, hi and lo, 16 rows of 16 bf16 pairs
+TileConfig attention_tile_config(int rows) {
+  TileConfig c;
+  for (int t = 0; t < 7; ++t) {
+    c.rows[t] = static_cast<uint8_t>(t < 3 ? rows : kRows);
+    c.colsb[t] = 64;
+  }
+  return c;
+}
+
+// Splits 16 floats into three bf16-exact parts by truncation: x = hi + mid + lo exactly, each part's
+// low 16 bits zero.
+NINFER_TILE_OP void split3(__m512 x, __m512& hi, __m512& mid, __m512& lo) {
+  const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  hi = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), top));
+  const __m512 rest = _mm512_sub_ps(x, hi);
+  mid = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(rest), top));
+  lo = _mm512_sub_ps(rest, mid);
+}
+
+// 32 floats (a: the first 16) as three rows of 32 bf16 parts, parts `stride` elements apart.
+NINFER_TILE_OP void store_parts3(__m512 a, __m512 b, uint16_t* out, int64_t stride) {
+  __m512 p[2][kQueryParts];
+  split3(a, p[0][0], p[0][1], p[0][2]);
+  split3(b, p[1][0], p[1][1], p[1][2]);
+#pragma GCC unroll 3
+  for (int i = 0; i < kQueryParts; ++i) {
+    // The parts are bf16 values already: the conversion is exact.
+    _mm512_storeu_si512(out + i * stride, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(p[1][i], p[0][i])));
+  }
+}
+
+// Two rows of 16 f16-exact floats (e and o: adjacent head dims, or adjacent keys) as the tile unit's
+// pairs: dword n holds (e[n], o[n]), as hi parts at hi and lo parts at lo. An f16 has 11 significant
+// bits, so x - hi has at most 3 and is a bf16 value with zero low 16 bits.
+NINFER_TILE_OP void store_pairs2(__m512 e, __m512 o, uint16_t* hi, uint16_t* lo) {
+  const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  const __m512i he = _mm512_and_si512(_mm512_castps_si512(e), top);
+  const __m512i ho = _mm512_and_si512(_mm512_castps_si512(o), top);
+  const __m512i le = _mm512_castps_si512(_mm512_sub_ps(e, _mm512_castsi512_ps(he)));
+  const __m512i lo_o = _mm512_castps_si512(_mm512_sub_ps(o, _mm512_castsi512_ps(ho)));
+  _mm512_storeu_si512(hi, _mm512_or_si512(_mm512_srli_epi32(he, 16), ho));
+  _mm512_storeu_si512(lo, _mm512_or_si512(_mm512_srli_epi32(le, 16), lo_o));
+}
+
+NINFER_TILE_OP __m512 load_f16(const uint16_t* p) { return AV::load_f16(p); }
+
+// C (tmm0, tmm1) += A (tmm2) x the two column groups' B (tmm3/tmm4, tmm5/tmm6) for query part `part`:
+// against the hi parts, and the lo parts but for the last query part (lo x lo' is below the rounding).
+template <bool Two>
+NINFER_TILE_OP void multiply_parts(int part) {
+  _tile_dpbf16ps(0, 2, 3);
+  if constexpr (Two) _tile_dpbf16ps(1, 2, 5);
+  if (part + 1 < kQueryParts) {
+    _tile_dpbf16ps(0, 2, 4);
+    if constexpr (Two) _tile_dpbf16ps(1, 2, 6);
+  }
+}
+
+// Scores (unscaled) of the queries from m against 16 keys (Two: 32) of the tile: qp is the queries'
+// first part at row m (parts qs apart, rows dim apart), kp the keys' first part of this key group
+// (parts ks apart, the second group kg apart), written at s (rows T apart).
+template <bool Two>
+NINFER_KERNEL_TARGET void score_tiles(const uint16_t* qp, int64_t qs, const uint16_t* kp, int64_t ks, int64_t kg,
+                                      int64_t dim, float* s, TilePrefetch& prefetch) {
+  _tile_zero(0);
+  if constexpr (Two) _tile_zero(1);
+  for (int64_t c = 0; c < dim; c += kPair) {
+    const uint16_t* k = kp + c * kCols;  // rows of 16 pairs, 16 per 32 head dims
+    _tile_loadd(3, k, 64);
+    _tile_loadd(4, k + ks, 64);
+    if constexpr (Two) {
+      _tile_loadd(5, k + kg, 64);
+      _tile_loadd(6, k + kg + ks, 64);
+    }
+#pragma GCC unroll 3
+    for (int part = 0; part < kQueryParts; ++part) {
+      _tile_loadd(2, qp + part * qs + c, dim * 2);
+      multiply_parts<Two>(part);
+      prefetch.step();
+    }
+  }
+  _tile_stored(0, s, T * 4);
+  if constexpr (Two) _tile_stored(1, s + kCols, T * 4);
+}
+
+// P V of the queries from m over `chunks` chunks of 32 keys, for head dims [n, n + 32): pp is the
+// weights' first part at row m (parts ps apart, rows T apart), vp the values' parts of dims n (see
+// causal_attention), written at out (16 x 32 floats).
+NINFER_KERNEL_TARGET void value_tiles(const uint16_t* pp, int64_t ps, const uint16_t* vp, int64_t vs_part,
+                                      int64_t vs_chunk, int64_t chunks, float* out, TilePrefetch& prefetch) {
+  _tile_zero(0);
+  _tile_zero(1);
+  for (int64_t kc = 0; kc < chunks; ++kc) {
+    const uint16_t* v = vp + kc * vs_chunk;
+    _tile_loadd(3, v, 64);
+    _tile_loadd(4, v + vs_part, 64);
+    _tile_loadd(5, v + kRows * kPair, 64);
+    _tile_loadd(6, v + kRows * kPair + vs_part, 64);
+#pragma GCC unroll 3
+    for (int part = 0; part < kQueryParts; ++part) {
+      _tile_loadd(2, pp + part * ps + kc * kPair, T * 2);
+      multiply_parts<true>(part);
+      prefetch.step();
+    }
+  }
+  _tile_stored(0, out, 2 * kCols * 4);
+  _tile_stored(1, out + kCols, 2 * kCols * 4);
+}
+
+// Where one call's buffers lie in its scratch (causal_attention_scratch_floats counts them). Query
+// rows are padded by 16: a tile of 16 rows may start at any query.
+struct Scratch {
+  float* o;       // [query][dim]: unnormalised outputs
+  float* s;       // [query + 16][T]: this tile's scores, then weights
+  float* mx;      // per query: running max of its scores
+  float* l;       // running sum of exp(score - max)
+  float* alpha;   // this tile's rescale of o and l
+  uint16_t* kp;   // [part][T / 16 key groups][dim / 2][16 keys x 2 dims]: the tile's keys
+  uint16_t* vp;   // [part][T / 32 key chunks][dim / 16][16 key pairs][16 dims x 2 keys]: its values
+  uint16_t* qp;   // [part][query + 16][dim]: the queries
+  uint16_t* pp;   // [part][query + 16][T]: their weights
+  float* sums;    // 16 x 32: one value product
+  Scratch(float* base, int64_t nq, int64_t dim) {
+    auto aligned = [](float* p) { return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63}); };
+    const int64_t nqp = nq + kRows;
+    o = base;
+    s = aligned(o + nq * dim);
+    mx = s + nqp * T;
+    l = mx + nq;
+    alpha = l + nq;
+    kp = reinterpret_cast<uint16_t*>(aligned(alpha + nq));
+    vp = kp + kCacheParts * T * dim;
+    qp = vp + kCacheParts * T * dim;
+    pp = qp + kQueryParts * nqp * dim;
+    sums = aligned(reinterpret_cast<float*>(pp + kQueryParts * nqp * T));
+  }
+};
+
+}  // namespace
+
+NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
+  const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads, nqp = nq + kRows;
+  if (dim % kPair != 0) {
+    avx512::causal_attention(a);
+    return;
+  }
+  Scratch sc(a.scratch, nq, dim);
+  const int64_t ks = T * dim, kg = dim / 2 * kPair;  // key parts, key groups
+  const int64_t vs_part = T * dim, vs_chunk = dim / kCols * kRows * kPair;
+  for (int64_t m = 0; m < nq; ++m) {
+    sc.mx[m] = -__builtin_inff();
+    sc.l[m] = 0.0f;
+  }
+  std::memset(sc.o, 0, static_cast<size_t>(nq * dim) * sizeof(float));
+  // The queries' parts; rows past the last are zero, and so are their weights.
+  for (int64_t m = 0; m < nq; ++m) {
+    const float* q = a.q + (m / heads) * a.q_stride + (m % heads) * dim;
+    for (int64_t c = 0; c < dim; c += kPair) {
+      store_parts3(_mm512_loadu_ps(q + c), _mm512_loadu_ps(q + c + 16), sc.qp + m * dim + c, nqp * dim);
+    }
+  }
+  for (int part = 0; part < kQueryParts; ++part) {
+    std::memset(sc.qp + (part * nqp + nq) * dim, 0, static_cast<size_t>(kRows * dim) * sizeof(uint16_t));
+    std::memset(sc.pp + (part * nqp + nq) * T, 0, static_cast<size_t>(kRows * T) * sizeof(uint16_t));
+  }
+
+  TilePrefetch prefetch;
+  prefetch.stride = a.v_stride * static_cast<int64_t>(sizeof(uint16_t));
+  prefetch.v_lines = dim * static_cast<int64_t>(sizeof(uint16_t)) / 64;
+  prefetch.k_lines = dim * T * static_cast<int64_t>(sizeof(uint16_t)) / 64;
+  const TileConfig config = attention_tile_config(static_cast<int>(std::min<int64_t>(kRows, nq)));
+  _tile_loadconfig(&config);
+  const int64_t last = a.pos0 + a.rows - 1;  // the block reads keys [0, last]
+  for (int64_t t0 = 0; t0 <= last; t0 += T) {
+    const int64_t kcount = std::min(T, last + 1 - t0);
+    const int64_t r_first = std::max<int64_t>(0, t0 - a.pos0);  // rows that see this tile at all
+    const uint16_t* kc = a.k + t0 / T * a.k_block_stride;
+    const uint16_t* vc = a.v + t0 / T * a.v_block_stride;
+    // The next tile's keys and values are asked for into L2 over this tile's work, one step per key
+    // or value row pair converted and per tile product (a decode row's products would otherwise leave
+    // memory idle while they run).
+    const int64_t groups = (kcount + kCols - 1) / kCols, chunks_kv = (kcount + kPair - 1) / kPair;
+    prefetch.next = prefetch.end = 0;
+    if (t0 + T <= last) {
+      prefetch.k = reinterpret_cast<const char*>(kc + a.k_block_stride);
+      prefetch.v = reinterpret_cast<const char*>(vc + a.v_block_stride);
+      prefetch.end = prefetch.k_lines + std::min(T, last + 1 - (t0 + T)) * prefetch.v_lines;
+      const int64_t query_tiles = (nq - r_first * heads + kRows - 1) / kRows;
+      const int64_t steps = dim / 2 + chunks_kv * kRows +
+                            kQueryParts * query_tiles * ((groups + 1) / 2 * dim / kPair + dim / (2 * kCols) * chunks_kv);
+      prefetch.per_call = (prefetch.end + steps - 1) / steps;
+    }
+
+    // The tile's keys and values as parts, once for every query of the block. Keys past kcount give
+    // scores that the softmax masks; values past it are zero (weights of 0 times a NaN would not be).
+    for (int64_t r = 0; r < dim / 2; ++r) {
+      const uint16_t* ke = kc + 2 * r * T;  // head dims 2r and 2r + 1: T keys each
+      for (int64_t g = 0; g < groups; ++g) {
+        uint16_t* out = sc.kp + g * kg + r * kPair;
+        store_pairs2(load_f16(ke + g * kCols), load_f16(ke + T + g * kCols), out, out + ks);
+      }
+      prefetch.step();
+    }
+    for (int64_t chunk = 0; chunk < chunks_kv; ++chunk) {
+      for (int64_t r = 0; r < kRows; ++r) {
+        const int64_t j = chunk * kPair + 2 * r;
+        const uint16_t* ve = vc + j * a.v_stride;
+        for (int64_t n = 0; n < dim; n += kCols) {
+          const __m512 e = j < kcount ? load_f16(ve + n) : _mm512_setzero_ps();
+          const __m512 o = j + 1 < kcount ? load_f16(ve + a.v_stride + n) : _mm512_setzero_ps();
+          uint16_t* out = sc.vp + chunk * vs_chunk + n / kCols * kRows * kPair + r * kPair;
+          store_pairs2(e, o, out, out + vs_part);
+        }
+        prefetch.step();
+      }
+    }
+
+    // Scores: each pair of key groups against the queries whose rows see at least its first key.
+    for (int64_t j0 = 0; j0 < kcount; j0 += 2 * kCols) {
+      const int64_t m_begin = std::max(r_first, t0 + j0 - a.pos0) * heads;
+      const uint16_t* kgp = sc.kp + j0 / kCols * kg;
+      for (int64_t m = m_begin; m < nq; m += kRows) {
+        if (j0 + kCols < kcount) {
+          score_tiles<true>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+        } else {
+          score_tiles<false>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+        }
+      }
+    }
+
+    // Softmax, then the weights' parts (zero past the keys the softmax spans).
+    const int64_t span = (kcount + kCols - 1) / kCols * kCols;
+    for (int64_t m = r_first * heads; m < nq; ++m) {
+      float* sm = sc.s + m * T;
+      const __m512 scale = _mm512_set1_ps(a.scale);
+      for (int64_t j = 0; j < span; j += kCols) _mm512_storeu_ps(sm + j, _mm512_mul_ps(_mm512_loadu_ps(sm + j), scale));
+      const int64_t valid = std::min(T, a.pos0 + m / heads + 1 - t0);
+      softmax_step(sm, valid, kcount, sc.mx[m], sc.l[m], sc.alpha[m]);
+      for (int64_t j = 0; j < T; j += kPair) {
+        const __m512 lo = j < span ? _mm512_loadu_ps(sm + j) : _mm512_setzero_ps();
+        const __m512 hi = j + kCols < span ? _mm512_loadu_ps(sm + j + kCols) : _mm512_setzero_ps();
+        store_parts3(lo, hi, sc.pp + m * T + j, nqp * T);
+      }
+    }
+
+    // o = o * alpha + P V, 16 queries at a time over the key chunks the last of them sees.
+    for (int64_t m = r_first * heads; m < nq; m += kRows) {
+      const int64_t n_rows = std::min<int64_t>(kRows, nq - m);
+      const int64_t jcount = std::min(T, a.pos0 + (m + n_rows - 1) / heads + 1 - t0);
+      const int64_t chunks = (jcount + kPair - 1) / kPair;
+      for (int64_t n = 0; n < dim; n += 2 * kCols) {
+        value_tiles(sc.pp + m * T, nqp * T, sc.vp + n / kCols * kRows * kPair, vs_part, vs_chunk, chunks, sc.sums, prefetch);
+        for (int64_t i = 0; i < n_rows; ++i) {
+          float* om = sc.o + (m + i) * dim + n;
+          const __m512 al = _mm512_set1_ps(sc.alpha[m + i]);
+          for (int u = 0; u < 2; ++u) {
+            const __m512 t = _mm512_loadu_ps(sc.sums + i * 2 * kCols + u * kCols);
+            _mm512_storeu_ps(om + u * kCols, _mm512_fmadd_ps(_mm512_loadu_ps(om + u * kCols), al, t));
+          }
+        }
+      }
+    }
+  }
+  _tile_release();
+
+  for (int64_t m = 0; m < nq; ++m) {
+    const __m512 inv = _mm512_set1_ps(1.0f / sc.l[m]);
+    const float* om = sc.o + m * dim;
+    float* out = a.out + (m / heads) * a.out_stride + (m % heads) * dim;
+    for (int64_t c = 0; c < dim; c += kCols) _mm512_storeu_ps(out + c, _mm512_mul_ps(_mm512_loadu_ps(om + c), inv));
+  }
+}
+
+}  // namespace ninfer::models::kernels::amx
+
+#pragma GCC diagnostic pop
