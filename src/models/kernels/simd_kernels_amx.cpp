@@ -83,6 +83,25 @@ inline const uint8_t* next_tile(const MatmulArgs& a, int64_t r0, int64_t row_end
   return r1 < row_end ? a.w + static_cast<size_t>(tile_start(r1, row_end)) * a.w_row_bytes : nullptr;
 }
 
+// Weight tiles per pass over the activation groups: each group's activations are then read once per
+// 4 tiles instead of once per tile. A 512-row prompt chunk's bf16 parts (3 x 2 bytes per value: 3 MiB
+// for 1,024 columns) do not fit in L2, and tile by tile they came from L3 for every tile.
+constexpr int64_t kTilesPerPass = 4;
+
+// The tiles [r, ...) of one pass over rows [r0, min(r0 + 64, row_end)): first rows written and tile
+// starts (tile_start).
+struct TilePass {
+  int64_t count = 0;
+  int64_t first[kTilesPerPass] = {};
+  int64_t start[kTilesPerPass] = {};
+  TilePass(int64_t r0, int64_t row_end) {
+    for (int64_t r = r0; r < row_end && count < kTilesPerPass; r += kTileRows, ++count) {
+      first[count] = r;
+      start[count] = tile_start(r, row_end);
+    }
+  }
+};
+
 // For one activation row (B=1 decode): the same tiles but one column of sums and activations, so
 // that a block's sums are stored as 64 bytes instead of 1 KiB and read back as one vector.
 TileConfig single_column_config() {
@@ -430,22 +449,25 @@ NINFER_AMX_TARGET void bf16_matmul_rows(const MatmulArgs& a, int64_t row_begin, 
   _tile_loadconfig(&config);
   const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
   alignas(64) float out[2][kTileRows * 16];
-  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
-    const int64_t t0 = tile_start(r0, row_end);
-    const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
-    const uint8_t* next = next_tile(a, r0, row_end);
+  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTilesPerPass * kTileRows) {
+    const TilePass pass(r0, row_end);
     for (int64_t g = 0; g < groups;) {
       const int ng = groups - g >= 2 ? 2 : 1;
-      const uint8_t* pf = g == 0 ? next : nullptr;  // later passes find the tile in L2
-      if (ng == 2) {
-        pair_groups_tile<2>(a, w0, g, out, pf);
-      } else {
-        pair_groups_tile<1>(a, w0, g, out, pf);
+      for (int64_t i = 0; i < pass.count; ++i) {
+        const int64_t t0 = pass.start[i];
+        const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
+        const uint8_t* pf = g == 0 ? next_tile(a, pass.first[i], row_end) : nullptr;  // later passes find it in L2
+        if (ng == 2) {
+          pair_groups_tile<2>(a, w0, g, out, pf);
+        } else {
+          pair_groups_tile<1>(a, w0, g, out, pf);
+        }
+        for (int j = 0; j < ng; ++j) {
+          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, t0, pass.first[i]);
+          store_tile(a, out[j], g + j, t0, pass.first[i]);
+        }
       }
-      for (int i = 0; i < ng; ++i, ++g) {
-        if (a.cols % 32 != 0) add_column_tail(a, out[i], g, t0, r0);
-        store_tile(a, out[i], g, t0, r0);
-      }
+      g += ng;
     }
   }
   _tile_release();
@@ -528,23 +550,29 @@ NINFER_AMX_TARGET void f16_prompt_matmul_rows(const MatmulArgs& a, int64_t row_b
   static const TileConfig config = pair_tile_config();
   _tile_loadconfig(&config);
   const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
+  const int64_t tile_values = a.cols / 32 * 2 * kPairTileBlockValues;
   thread_local std::vector<uint16_t> parts;
-  parts.resize(static_cast<size_t>(a.cols / 32 * 2 * kPairTileBlockValues));
+  parts.resize(static_cast<size_t>(kTilesPerPass * tile_values));
   alignas(64) float out[2][kTileRows * 16];
-  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
-    const int64_t t0 = tile_start(r0, row_end);
-    split_f16_tile(a, a.w + static_cast<size_t>(t0) * a.w_row_bytes, parts.data());
+  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTilesPerPass * kTileRows) {
+    const TilePass pass(r0, row_end);
+    for (int64_t i = 0; i < pass.count; ++i) {
+      split_f16_tile(a, a.w + static_cast<size_t>(pass.start[i]) * a.w_row_bytes, parts.data() + i * tile_values);
+    }
     for (int64_t g = 0; g < groups;) {
       const int ng = groups - g >= 2 ? 2 : 1;
-      if (ng == 2) {
-        f16_groups_tile<2>(a, parts.data(), g, out);
-      } else {
-        f16_groups_tile<1>(a, parts.data(), g, out);
+      for (int64_t i = 0; i < pass.count; ++i) {
+        if (ng == 2) {
+          f16_groups_tile<2>(a, parts.data() + i * tile_values, g, out);
+        } else {
+          f16_groups_tile<1>(a, parts.data() + i * tile_values, g, out);
+        }
+        for (int j = 0; j < ng; ++j) {
+          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, pass.start[i], pass.first[i]);
+          store_tile(a, out[j], g + j, pass.start[i], pass.first[i]);
+        }
       }
-      for (int i = 0; i < ng; ++i, ++g) {
-        if (a.cols % 32 != 0) add_column_tail(a, out[i], g, t0, r0);
-        store_tile(a, out[i], g, t0, r0);
-      }
+      g += ng;
     }
   }
   _tile_release();
