@@ -74,7 +74,9 @@ void DraftModelProposer::propose(std::span<const DraftRow> rows, std::vector<Dra
   }
   for (int step = 0; !going.empty(); ++step) {
     batch.clear();
-    for (size_t i : going) batch.push_back(models::ForwardRow{rows[i].slot, feed[i], 1, step == 0 && prompt_part[i] > 0});
+    for (size_t i : going) {
+      batch.push_back(models::ForwardRow{rows[i].slot, feed[i], 1, step == 0 && prompt_part[i] > 0});
+    }
     logits_.resize(going.size() * static_cast<size_t>(width));
     draft_->forward(batch, logits_);
     std::vector<size_t> next;

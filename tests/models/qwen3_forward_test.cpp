@@ -383,7 +383,9 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   const auto same_bits = [](std::span<const float> a, std::span<const float> b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
-  const auto rows_from = [&](std::span<const float> l, int first) { return l.subspan(first * static_cast<size_t>(vocab)); };
+  const auto rows_from = [&](std::span<const float> l, int first) {
+    return l.subspan(first * static_cast<size_t>(vocab));
+  };
   for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
     if (!kernels::isa_supported(isa)) continue;
     const std::string name = std::string(kernels::isa_name(isa)) + " " + dtype_name(dtype);

@@ -72,7 +72,8 @@ namespace avx512 {
 void causal_attention(const CausalAttentionArgs& args);
 }
 namespace amx {
-void causal_attention(const CausalAttentionArgs& args);  // prompt rows; needs the tile unit's permission (simd_kernels.cpp)
+// Prompt rows (KernelTable::prompt_attention); needs the tile unit's permission (simd_kernels.cpp).
+void causal_attention(const CausalAttentionArgs& args);
 }
 
 }  // namespace ninfer::models::kernels

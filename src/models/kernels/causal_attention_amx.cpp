@@ -18,7 +18,7 @@
 // of 32 take the AVX-512 kernel.
 //
 // This is KernelTable::prompt_attention: prompt positions only. Splitting a tile's keys and values
-// pays when a block's 64 queries share it; a decode row's 2 queries per KV head would pay it for
+// pays when a block's 128 queries share it; a decode row's 2 queries per KV head would pay it for
 // themselves (2.5x the FMA kernel's time per tile), so generated positions keep the AVX-512 kernel.
 #include <algorithm>
 #include <cstdint>
@@ -181,7 +181,9 @@ struct Scratch {
   uint16_t* pp;   // [part][query + 16][T]: their weights
   float* sums;    // 16 x 32: one value product
   Scratch(float* base, int64_t nq, int64_t dim) {
-    auto aligned = [](float* p) { return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63}); };
+    auto aligned = [](float* p) {
+      return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
+    };
     const int64_t nqp = nq + kRows;
     o = base;
     s = aligned(o + nq * dim);
@@ -246,8 +248,8 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       prefetch.v = reinterpret_cast<const char*>(vc + a.v_block_stride);
       prefetch.end = prefetch.k_lines + std::min(T, last + 1 - (t0 + T)) * prefetch.v_lines;
       const int64_t query_tiles = (nq - r_first * heads + kRows - 1) / kRows;
-      const int64_t steps = dim / 2 + chunks_kv * kRows +
-                            kQueryParts * query_tiles * ((groups + 1) / 2 * dim / kPair + dim / (2 * kCols) * chunks_kv);
+      const int64_t products = (groups + 1) / 2 * dim / kPair + dim / (2 * kCols) * chunks_kv;
+      const int64_t steps = dim / 2 + chunks_kv * kRows + kQueryParts * query_tiles * products;
       prefetch.per_call = (prefetch.end + steps - 1) / steps;
     }
 
@@ -309,7 +311,8 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       const int64_t jcount = std::min(T, a.pos0 + (m + n_rows - 1) / heads + 1 - t0);
       const int64_t chunks = (jcount + kPair - 1) / kPair;
       for (int64_t n = 0; n < dim; n += 2 * kCols) {
-        value_tiles(sc.pp + m * T, nqp * T, sc.vp + n / kCols * kRows * kPair, vs_part, vs_chunk, chunks, sc.sums, prefetch);
+        value_tiles(sc.pp + m * T, nqp * T, sc.vp + n / kCols * kRows * kPair, vs_part, vs_chunk, chunks, sc.sums,
+                    prefetch);
         for (int64_t i = 0; i < n_rows; ++i) {
           float* om = sc.o + (m + i) * dim + n;
           const __m512 al = _mm512_set1_ps(sc.alpha[m + i]);
