@@ -368,7 +368,7 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   // prefilled whole, in chunks, and beside another row) and generated ones (the same tokens decoded
   // one at a time, as a verification row, and beside another row) each bit-identical, at 1-3 threads,
   // at every instruction set, with f16, bf16 and Q8_0 weights and a head dim of 32 (which the AMX
-  // prompt kernels take). The two kinds may take different kernels, so they agree to rounding.
+  // prompt attention takes). The two kinds may take different kernels, so they agree to rounding.
   for (DType dtype : {DType::F16, DType::BF16, DType::Q8_0}) {
   Qwen3Config c = tiny_qwen3_config();
   c.head_dim = 32;
@@ -683,25 +683,18 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
           }
           for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
             if (!kernels::isa_supported(isa)) continue;
-            // Prompt rows take kernels of their own on AMX (KernelTable::prompt_f16_tiles).
-            for (bool prompt : {false, true}) {
-              if (prompt && isa != Isa::Amx) continue;
-              kernels::ThreadPool pool(2);
-              std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
-              const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
-              kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch, prompt);
-              // On the tile unit, activations in three exact parts: bf16 weights make three times the
-              // terms, f16 weights of prompt rows (in two parts, the smallest product left out) six
-              // (simd_kernels_amx.cpp).
-              const double c = static_cast<double>(cols);
-              double terms = c + 16;
-              if (isa == Isa::Amx && dtype == DType::BF16) terms = 3 * c + 16;
-              if (isa == Isa::Amx && dtype == DType::F16 && prompt) terms = 6 * c + 16;
-              for (size_t i = 0; i < y.size(); ++i) {
-                ASSERT_LE(std::fabs(y[i] - want[i]), terms * 0x1p-24 * bound[i])
-                    << kernels::isa_name(isa) << (prompt ? " prompt " : " ") << dtype_name(dtype) << " rows " << rows
-                    << " cols " << cols << " batch " << batch << " output " << i;
-              }
+            kernels::ThreadPool pool(2);
+            std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
+            const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
+            kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
+            // bf16 weights on the tile unit: activations in three exact parts, so three times the
+            // terms (simd_kernels_amx.cpp).
+            const bool parts = isa == Isa::Amx && dtype == DType::BF16;
+            const double terms = parts ? 3.0 * static_cast<double>(cols) + 16 : static_cast<double>(cols) + 16;
+            for (size_t i = 0; i < y.size(); ++i) {
+              ASSERT_LE(std::fabs(y[i] - want[i]), terms * 0x1p-24 * bound[i])
+                  << kernels::isa_name(isa) << " " << dtype_name(dtype) << " rows " << rows << " cols " << cols
+                  << " batch " << batch << " output " << i;
             }
           }
         }
@@ -724,15 +717,12 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
       const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
       for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
         if (!kernels::isa_supported(isa)) continue;
-        // Prompt rows take kernels of their own on AMX (KernelTable::prompt_f16_tiles).
-        for (bool prompt : {false, true}) {
-        if (prompt && isa != Isa::Amx) continue;
-        const std::string name = std::string(kernels::isa_name(isa)) + (prompt ? " prompt " : " ") + dtype_name(dtype);
+        const std::string name = std::string(kernels::isa_name(isa)) + " " + dtype_name(dtype);
         kernels::ThreadPool one(1), two(2);
         std::vector<float> alone(static_cast<size_t>(batch * rows));
         for (int64_t b = 0; b < batch; ++b) {
           const kernels::MatmulTarget t[] = {{&w, alone.data() + b * rows, rows, false}};
-          kernels::parallel_matmul(one, kernels::kernel_table(isa), t, x.data() + b * cols, cols, 1, prompt);
+          kernels::parallel_matmul(one, kernels::kernel_table(isa), t, x.data() + b * cols, cols, 1);
         }
         for (int64_t n = 2; n <= batch; n = n < 16 ? n + 1 : n + 8) {
           for (int64_t b0 : {int64_t{0}, batch - n}) {
@@ -740,8 +730,7 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
             for (bool accumulate : {false, true}) {
               std::vector<float> part(static_cast<size_t>(n * rows), 0.0f);
               const kernels::MatmulTarget tp[] = {{&w, part.data(), rows, accumulate}};
-              kernels::parallel_matmul(n % 2 ? one : two, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols, n,
-                                       prompt);
+              kernels::parallel_matmul(n % 2 ? one : two, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols, n);
               for (int64_t i = 0; i < n * rows; ++i) {
                 const float want = alone[b0 * rows + i];
                 if (accumulate && want == 0.0f) continue;
@@ -750,7 +739,6 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
               }
             }
           }
-        }
         }
       }
     }

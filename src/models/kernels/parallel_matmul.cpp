@@ -139,12 +139,7 @@ int64_t row_block(int64_t rows, int threads, int64_t granule) {
 }  // namespace
 
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
-                     const float* x, int64_t ldx, int64_t batch, bool prompt) {
-  // Targets whose kernels read x as bf16 parts.
-  auto reads_parts = [&](DType dtype) {
-    return kernels.pack_bf16_parts != nullptr &&
-           (dtype == DType::BF16 || (dtype == DType::F16 && prompt && kernels.prompt_f16_tiles));
-  };
+                     const float* x, int64_t ldx, int64_t batch) {
   if (batch <= 0 || targets.empty()) return;
   if (targets.size() > kMaxTargets) throw std::invalid_argument("parallel_matmul: too many targets");
   std::array<MatmulArgs, kMaxTargets> args{};
@@ -163,17 +158,17 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    a.prompt = prompt;
-    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || reads_parts(w.dtype);
+    const bool tiles =
+        (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (w.dtype == DType::BF16 && kernels.pack_bf16_parts);
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule);
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
   // The width of the targets of one dtype, which read x converted once for all of them (0: none).
-  auto shared_cols = [&](auto&& of_kind) {
+  auto shared_cols = [&](DType dtype) {
     int64_t cols = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (!of_kind(args[i].dtype)) continue;
+      if (args[i].dtype != dtype) continue;
       if (cols != 0 && args[i].cols != cols) {
         throw std::invalid_argument("parallel_matmul: targets of different widths");
       }
@@ -182,7 +177,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     return cols;
   };
   // Q8_0 targets read x quantised (row_bytes above has checked their widths are whole blocks).
-  const int64_t q8_cols = shared_cols([](DType d) { return d == DType::Q8_0; });
+  const int64_t q8_cols = shared_cols(DType::Q8_0);
   if (q8_cols != 0) {
     const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols);
     for (size_t i = 0; i < n; ++i) {
@@ -193,12 +188,12 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd_tiles = qa.d_tiles.data();
     }
   }
-  // BF16 targets on the tile unit (and F16 ones of prompt rows) read x as bf16 parts.
-  const int64_t bf16_cols = shared_cols(reads_parts);
+  // BF16 targets on the tile unit read x as bf16 parts.
+  const int64_t bf16_cols = kernels.pack_bf16_parts ? shared_cols(DType::BF16) : 0;
   if (bf16_cols >= 32) {
     const Bf16Activations& ba = pack_bf16(pool, kernels, x, ldx, batch, bf16_cols);
     for (size_t i = 0; i < n; ++i) {
-      if (reads_parts(args[i].dtype)) args[i].xb_tiles = ba.parts.data();
+      if (args[i].dtype == DType::BF16) args[i].xb_tiles = ba.parts.data();
     }
   }
   pool.run(first_task[n], [&](int64_t task, int) {

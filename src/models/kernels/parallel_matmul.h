@@ -19,8 +19,8 @@ struct MatmulTarget {
 };
 
 // For every target: y = W x over the `batch` rows of x (row stride ldx). Each weight matrix is read
-// once for the whole batch. `prompt`: the rows are prompt positions (MatmulArgs::prompt).
+// once for the whole batch.
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
-                     const float* x, int64_t ldx, int64_t batch, bool prompt = false);
+                     const float* x, int64_t ldx, int64_t batch);
 
 }  // namespace ninfer::models::kernels

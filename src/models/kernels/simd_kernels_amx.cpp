@@ -428,8 +428,8 @@ NINFER_AMX_TARGET void pair_groups_tile(const MatmulArgs& a, const uint8_t* w0, 
 }
 
 // Adds the columns past the last whole 32 to tile sums of group g (out as in store_tile): an fp32
-// chain from 0 per output, added last. For BF16 and F16 weights.
-inline void add_column_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0, int64_t first) {
+// chain from 0 per output, added last.
+inline void add_bf16_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0, int64_t first) {
   const int64_t rows = std::min<int64_t>(kTileRows, a.batch - g * kTileRows);
   for (int64_t n = 0; n < rows; ++n) {
     const float* x = a.x + (g * kTileRows + n) * a.ldx;
@@ -437,7 +437,7 @@ inline void add_column_tail(const MatmulArgs& a, float* out, int64_t g, int64_t 
       const auto* w = reinterpret_cast<const uint16_t*>(a.w + static_cast<size_t>(r) * a.w_row_bytes);
       float tail = 0.0f;
       for (int64_t k = a.cols / 32 * 32; k < a.cols; ++k) {
-        tail = std::fma(a.dtype == DType::BF16 ? bf16_to_f32(w[k]) : f16_to_f32(w[k]), x[k], tail);
+        tail = std::fma(bf16_to_f32(w[k]), x[k], tail);
       }
       out[16 * (r - t0) + n] += tail;
     }
@@ -463,113 +463,8 @@ NINFER_AMX_TARGET void bf16_matmul_rows(const MatmulArgs& a, int64_t row_begin, 
           pair_groups_tile<1>(a, w0, g, out, pf);
         }
         for (int j = 0; j < ng; ++j) {
-          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, t0, pass.first[i]);
+          if (a.cols % 32 != 0) add_bf16_tail(a, out[j], g + j, t0, pass.first[i]);
           store_tile(a, out[j], g + j, t0, pass.first[i]);
-        }
-      }
-      g += ng;
-    }
-  }
-  _tile_release();
-}
-
-// ---- F16 weights of prompt rows: each weight in two exact bf16 parts ----
-//
-// An f16 has 11 significant bits: hi = the value truncated to bf16 (8 of them) and lo = the rest (at
-// most 3) are both bf16 values and w = hi + lo exactly, so with x's three parts every product is
-// exact, as for BF16 weights. Each 16-row tile's weights are split once, into scratch, for all the
-// activation groups; a block then adds hi x1, lo x1, hi x2, lo x2, hi x3 in that order (lo x3 is
-// below 2^-24 of the product). Prompt rows only (MatmulArgs::prompt): a decode row would pay the
-// split alone (B=1 decode went from 63 to 91-155 ms on 2 threads), so generated rows keep the
-// AVX-512 kernel, and each kind is the same however batched.
-
-NINFER_AMX_TARGET inline __attribute__((always_inline)) __m512 widen_f16(const uint16_t* p) {
-  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-
-// A tile's weights as parts: per block of 32 columns, hi then lo, each 16 rows x 32 bf16 (one tile).
-NINFER_AMX_TARGET void split_f16_tile(const MatmulArgs& a, const uint8_t* w0, uint16_t* parts) {
-  const int64_t blocks = a.cols / 32;
-  const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-  for (int m = 0; m < kTileRows; ++m) {
-    const auto* row = reinterpret_cast<const uint16_t*>(w0 + m * a.w_row_bytes);
-    for (int64_t kb = 0; kb < blocks; ++kb) {
-      const __m512 w[2] = {widen_f16(row + 32 * kb), widen_f16(row + 32 * kb + 16)};
-      __m512 hi[2], lo[2];
-      for (int i = 0; i < 2; ++i) {
-        hi[i] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(w[i]), top));
-        lo[i] = _mm512_sub_ps(w[i], hi[i]);
-      }
-      uint16_t* block = parts + kb * 2 * kPairTileBlockValues + m * 32;
-      // The parts are bf16 values already: the conversions are exact.
-      _mm512_storeu_si512(block, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi[1], hi[0])));
-      _mm512_storeu_si512(block + kPairTileBlockValues,
-                          reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(lo[1], lo[0])));
-    }
-  }
-}
-
-// Sums of the split tile `parts` against activation groups [g, g + NG): out[i][m][n]. Tiles: sums
-// (0, 1), weight parts (2: hi, 3: lo), activation parts of the two groups (4, 5 and 6, 7 in turn).
-template <int NG>
-NINFER_AMX_TARGET void f16_groups_tile(const MatmulArgs& a, const uint16_t* parts, int64_t g,
-                                       float (*out)[kTileRows * 16]) {
-  const int64_t blocks = a.cols / 32;
-  constexpr int64_t kBlock = kBf16Parts * kPairTileBlockValues;
-  constexpr int64_t P = kPairTileBlockValues;
-  const uint16_t* x0 = a.xb_tiles + g * blocks * kBlock;
-  const uint16_t* x1 = x0 + blocks * kBlock;
-  _tile_zero(0);
-  if constexpr (NG == 2) _tile_zero(1);
-  for (int64_t kb = 0; kb < blocks; ++kb) {
-    const int64_t off = kb * kBlock;
-    _tile_loadd(2, parts + kb * 2 * P, 64);
-    _tile_loadd(3, parts + kb * 2 * P + P, 64);
-    _tile_loadd(4, x0 + off, 64);
-    if constexpr (NG == 2) _tile_loadd(5, x1 + off, 64);
-    _tile_dpbf16ps(0, 2, 4);
-    if constexpr (NG == 2) _tile_dpbf16ps(1, 2, 5);
-    _tile_dpbf16ps(0, 3, 4);
-    if constexpr (NG == 2) _tile_dpbf16ps(1, 3, 5);
-    _tile_loadd(6, x0 + off + P, 64);
-    if constexpr (NG == 2) _tile_loadd(7, x1 + off + P, 64);
-    _tile_dpbf16ps(0, 2, 6);
-    if constexpr (NG == 2) _tile_dpbf16ps(1, 2, 7);
-    _tile_dpbf16ps(0, 3, 6);
-    if constexpr (NG == 2) _tile_dpbf16ps(1, 3, 7);
-    _tile_loadd(4, x0 + off + 2 * P, 64);
-    if constexpr (NG == 2) _tile_loadd(5, x1 + off + 2 * P, 64);
-    _tile_dpbf16ps(0, 2, 4);
-    if constexpr (NG == 2) _tile_dpbf16ps(1, 2, 5);
-  }
-  _tile_stored(0, out[0], 64);
-  if constexpr (NG == 2) _tile_stored(1, out[1], 64);
-}
-
-NINFER_AMX_TARGET void f16_prompt_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
-  static const TileConfig config = pair_tile_config();
-  _tile_loadconfig(&config);
-  const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
-  const int64_t tile_values = a.cols / 32 * 2 * kPairTileBlockValues;
-  thread_local std::vector<uint16_t> parts;
-  parts.resize(static_cast<size_t>(kTilesPerPass * tile_values));
-  alignas(64) float out[2][kTileRows * 16];
-  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTilesPerPass * kTileRows) {
-    const TilePass pass(r0, row_end);
-    for (int64_t i = 0; i < pass.count; ++i) {
-      split_f16_tile(a, a.w + static_cast<size_t>(pass.start[i]) * a.w_row_bytes, parts.data() + i * tile_values);
-    }
-    for (int64_t g = 0; g < groups;) {
-      const int ng = groups - g >= 2 ? 2 : 1;
-      for (int64_t i = 0; i < pass.count; ++i) {
-        if (ng == 2) {
-          f16_groups_tile<2>(a, parts.data() + i * tile_values, g, out);
-        } else {
-          f16_groups_tile<1>(a, parts.data() + i * tile_values, g, out);
-        }
-        for (int j = 0; j < ng; ++j) {
-          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, pass.start[i], pass.first[i]);
-          store_tile(a, out[j], g + j, pass.start[i], pass.first[i]);
         }
       }
       g += ng;
@@ -586,8 +481,6 @@ void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
     q8_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::BF16 && tiles) {
     bf16_matmul_rows(a, row_begin, row_end);
-  } else if (a.dtype == DType::F16 && a.prompt && tiles && a.xb_tiles != nullptr) {
-    f16_prompt_matmul_rows(a, row_begin, row_end);
   } else {
     avx512::kTable.matmul_rows(a, row_begin, row_end);
   }
@@ -603,10 +496,6 @@ const KernelTable kTable = [] {
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;
   t.prompt_attention_queries = 128;
-  // Off: a step that mixes prompt and generated rows then reads f16 weights twice, and the chunk
-  // budget, sized to bound the running streams' slowdown, shrinks until a 4,096-token prompt beside 4
-  // streams no longer finishes in 15 minutes (docs/models.md). On again once mixed steps share one pass.
-  t.prompt_f16_tiles = false;
   return t;
 }();
 
