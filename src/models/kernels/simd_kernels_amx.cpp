@@ -102,12 +102,17 @@ struct TilePass {
   }
 };
 
-// For one activation row (B=1 decode): the same tiles but one column of sums and activations, so
-// that a block's sums are stored as 64 bytes instead of 1 KiB and read back as one vector.
-TileConfig single_column_config() {
+// For batches of at most N activation rows (decode; N = 1, 4 or 8): the same tiles but N columns of
+// sums and activations, so that a block's sums are stored as 16 x N int32 (64 N bytes instead of 1
+// KiB) and read back as N vectors (see columns_tile).
+// Tiles 1, 3 and 5 repeat 0, 2 and 4 (block_sums<1>).
+TileConfig columns_config(int n) {
   TileConfig c = tile_config();
-  c.colsb[0] = 4;
-  c.colsb[4] = 4;
+  for (int t : {0, 1, 4, 5}) c.colsb[t] = static_cast<uint16_t>(4 * n);
+  c.rows[1] = c.rows[0];
+  c.rows[3] = c.rows[2];
+  c.colsb[3] = c.colsb[2];
+  c.rows[5] = c.rows[4];
   return c;
 }
 
@@ -124,8 +129,10 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void accumulate_block(co
 }
 
 // Block k's sums of the weight tile at wv (the rows' values, stride bytes apart) against one group's
-// activations xq into c (tiles 0, 2 and 4; c_stride bytes per weight row), first asking for the next
-// tile's block k (see below).
+// activations xq into c (c_stride bytes per weight row), first asking for the next tile's block k
+// (see below). Tiles 0, 2 and 4 (P = 0), or 1, 3 and 5 (P = 1, under columns_config): tiles are not
+// renamed, so alternating the two sets lets block k + 1 load while block k multiplies.
+template <int P = 0>
 NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const uint8_t* wv, long stride,
                                                                       const int8_t* xq, int64_t k,
                                                                       const uint8_t* next, int32_t* c,
@@ -134,11 +141,19 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const ui
 #pragma GCC unroll 16
     for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * stride + k * kQ8BlockBytes, 0, 2);
   }
-  _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
-  _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
-  _tile_zero(0);
-  _tile_dpbssd(0, 2, 4);
-  _tile_stored(0, c, c_stride);
+  if constexpr (P == 0) {  // (the tile numbers must be literals)
+    _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
+    _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
+    _tile_zero(0);
+    _tile_dpbssd(0, 2, 4);
+    _tile_stored(0, c, c_stride);
+  } else {
+    _tile_loadd(3, wv + k * kQ8BlockBytes, stride);
+    _tile_loadd(5, xq + k * kQ8TileBlockBytes, 64);
+    _tile_zero(1);
+    _tile_dpbssd(1, 3, 5);
+    _tile_stored(1, c, c_stride);
+  }
 }
 
 // Activation groups [g, g + NG) against weight rows [t0, t0 + 16): each block's weights are loaded
@@ -185,71 +200,62 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
     for (int m = 0; m < kTileRows; ++m) _mm512_store_ps(out[i] + 16 * m, acc[i][m]);
 }
 
-// Batches of 2 to kNarrowBatch rows (decode; one row: single_tile): as groups_tile<1>, but the vector
-// unit reads only the sums of the batch's columns, and the weight scales straight from the blocks
-// (gathered, 16 rows at a time), where scaling all 16 columns and converting the scales one by one
-// cost more than the weight stream at B=1. Same operations per output, so the same bits.
-constexpr int kNarrowBatch = 4;
+// Batches up to kColumnsBatch rows take columns_tile.
+constexpr int kColumnsBatch = 8;
 
-template <int NB>
-NINFER_AMX_TARGET inline __attribute__((always_inline)) void scale_narrow(const uint8_t* block, __m512i rows,
-                                                                        __m512i column, const float* dx,
-                                                                        const int32_t* sums, __m512* acc) {
-  // The block's first 4 bytes in each of the 16 rows: its f16 scale in the low half (little-endian).
-  const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(rows, block, 1)));
-#pragma GCC unroll 4
-  for (int n = 0; n < NB; ++n) {
-    const __m512 s = _mm512_cvtepi32_ps(_mm512_i32gather_epi32(column, sums + n, 4));
-    acc[n] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(dx[n])), s, acc[n]);
-  }
-}
-
-template <int NB>
-NINFER_AMX_TARGET void narrow_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
+// Batches of at most N rows (decode) under columns_config(N): as groups_tile<1>, but a block's sums
+// are 16 x N, read back as N vectors of 16 / N weight rows x N activation rows each, scaled by the
+// weight scales gathered straight from the blocks (16 rows at a time) times the activations'. Scaling
+// all 16 columns of a full tile, with its scales converted one by one, cost B=8 decode 1.8x B=1's
+// step. Same operations per output, so the same bits.
+template <int N>
+NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
+  static_assert(N == 1 || N == 4 || N == 8);
+  constexpr int R = kTileRows / N;  // weight rows per vector of sums
   const int64_t blocks = a.cols / kQ8BlockValues;
   const auto stride = static_cast<long>(a.w_row_bytes);
   const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
-  const __m512i column = lane_offsets(16);
-  alignas(64) int32_t c[2][kTileRows * 16];
-  __m512 acc[NB];
+  // pick[j]: lane l of vector j holds weight row R j + l / N, activation row l % N.
+  __m512i pick[N];
+  for (int j = 0; j < N; ++j) {
+    alignas(64) int32_t idx[16];
+    for (int l = 0; l < 16; ++l) idx[l] = R * j + l / N;
+    pick[j] = _mm512_load_si512(idx);
+  }
+  alignas(64) int32_t c[2][kTileRows * N];
+  __m512 acc[N];
   for (auto& v : acc) v = _mm512_setzero_ps();
   const uint8_t* wv = w0 + 2;
   for (int64_t k = 0; k <= blocks; ++k) {
-    if (k < blocks) block_sums(wv, stride, a.xq_tiles, k, next, c[k % 2]);
-    if (k > 0) {
-      scale_narrow<NB>(w0 + (k - 1) * kQ8BlockBytes, rows, column, a.xd_tiles + (k - 1) * kTileRows, c[(k - 1) % 2],
-                       acc);
+    if (k < blocks) {
+      if (k % 2 == 0) {
+        block_sums<0>(wv, stride, a.xq_tiles, k, next, c[0], 4 * N);
+      } else {
+        block_sums<1>(wv, stride, a.xq_tiles, k, next, c[1], 4 * N);
+      }
     }
-  }
-  alignas(64) float col[16];
-  for (int n = 0; n < NB; ++n) {
-    _mm512_store_ps(col, acc[n]);
-    for (int m = 0; m < kTileRows; ++m) out[16 * m + n] = col[m];
-  }
-}
-
-// One activation row against weight rows [t0, t0 + 16) under single_column_config(): as a narrow
-// tile of one row, with a block's sums stored as one column and read back as one vector (B=1 q8_0
-// decode 32 -> 30.5 ms, 2 threads, binaries alternated).
-NINFER_AMX_TARGET void single_tile(const MatmulArgs& a, const uint8_t* w0, float* out, const uint8_t* next) {
-  const int64_t blocks = a.cols / kQ8BlockValues;
-  const auto stride = static_cast<long>(a.w_row_bytes);
-  const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
-  alignas(64) int32_t c[2][kTileRows];
-  __m512 acc = _mm512_setzero_ps();
-  const uint8_t* wv = w0 + 2;
-  for (int64_t k = 0; k <= blocks; ++k) {
-    if (k < blocks) block_sums(wv, stride, a.xq_tiles, k, next, c[k % 2], 4);
     if (k > 0) {
       const uint8_t* block = w0 + (k - 1) * kQ8BlockBytes;
+      // The block's first 4 bytes in each of the 16 rows: its f16 scale in the low half.
       const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(rows, block, 1)));
-      const __m512 s = _mm512_cvtepi32_ps(_mm512_load_si512(c[(k - 1) % 2]));
-      acc = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(a.xd_tiles[(k - 1) * kTileRows])), s, acc);
+      const float* dx = a.xd_tiles + (k - 1) * kTileRows;
+      __m512 dxv;
+      if constexpr (N == 1) dxv = _mm512_set1_ps(dx[0]);
+      if constexpr (N == 4) dxv = _mm512_broadcast_f32x4(_mm_loadu_ps(dx));
+      if constexpr (N == 8) dxv = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(dx))));
+#pragma GCC unroll 8
+      for (int j = 0; j < N; ++j) {
+        const __m512 dwj = N == 1 ? dw : _mm512_permutexvar_ps(pick[j], dw);
+        const __m512 sums = _mm512_cvtepi32_ps(_mm512_load_si512(c[(k - 1) % 2] + 16 * j));
+        acc[j] = _mm512_fmadd_ps(_mm512_mul_ps(dwj, dxv), sums, acc[j]);
+      }
     }
   }
-  alignas(64) float col[16];
-  _mm512_store_ps(col, acc);
-  for (int m = 0; m < kTileRows; ++m) out[16 * m] = col[m];
+  for (int j = 0; j < N; ++j) {
+    alignas(64) float col[16];
+    _mm512_store_ps(col, acc[j]);
+    for (int l = 0; l < 16; ++l) out[16 * (R * j + l / N) + l % N] = col[l];
+  }
 }
 
 // Weight rows [t0, t0 + 16) against every activation group; writes rows [first, t0 + 16). `next`
@@ -258,20 +264,13 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
   const int64_t blocks = a.cols / kQ8BlockValues;
   const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
   alignas(64) float out[2][kTileRows * 16];
-  if (a.batch <= kNarrowBatch) {
-    switch (a.batch) {
-      case 1:
-        single_tile(a, w0, out[0], next);
-        break;
-      case 2:
-        narrow_tile<2>(a, w0, out[0], next);
-        break;
-      case 3:
-        narrow_tile<3>(a, w0, out[0], next);
-        break;
-      default:
-        narrow_tile<4>(a, w0, out[0], next);
-        break;
+  if (a.batch <= kColumnsBatch) {
+    if (a.batch == 1) {
+      columns_tile<1>(a, w0, out[0], next);
+    } else if (a.batch <= 4) {
+      columns_tile<4>(a, w0, out[0], next);
+    } else {
+      columns_tile<8>(a, w0, out[0], next);
     }
     store_tile(a, out[0], 0, t0, first);
     return;
@@ -326,8 +325,9 @@ NINFER_AMX_TARGET void q8_matmul_rows(const MatmulArgs& a, int64_t row_begin, in
     for (int64_t r = row_begin; r < row_end; ++r) row_portable(a, r);
     return;
   }
-  static const TileConfig config = tile_config(), single = single_column_config();
-  _tile_loadconfig(a.batch == 1 ? &single : &config);
+  static const TileConfig config = tile_config(), one = columns_config(1), four = columns_config(4),
+                          eight = columns_config(8);
+  _tile_loadconfig(a.batch == 1 ? &one : a.batch <= 4 ? &four : a.batch <= kColumnsBatch ? &eight : &config);
   thread_local std::vector<float> dw;
   dw.resize(static_cast<size_t>(a.cols / kQ8BlockValues * kTileRows));
   for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
