@@ -119,8 +119,21 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   timings_.mask_s += fill_s;
   t0 = std::chrono::steady_clock::now();
   pending_.size = static_cast<int>(rows.size());
+  // Rows that sample one token without drafts are independent: when there are several, the mask
+  // thread (idle now) samples the second half of them while this thread does the rest (over a
+  // 152k vocabulary a row costs about 0.26 ms, an eighth of a row's share of a B=8 step's forward
+  // pass on 2 cores). Verification rows stay here (they share chain_penalties_).
+  logits_offsets_.clear();
+  plain_rows_.clear();
   size_t logits_row = 0;  // sampled rows' logits are consecutive
   for (size_t i = 0; i < rows.size(); ++i) {
+    logits_offsets_.push_back(logits_row * size_t(width));
+    if (!rows[i].sample) continue;
+    logits_row += 1 + rows[i].drafts.size();
+    if (rows[i].drafts.empty()) plain_rows_.push_back(i);
+  }
+  const size_t helper_from = plain_rows_.size() >= 2 ? plain_rows_.size() / 2 : plain_rows_.size();
+  auto finish_row = [&](size_t i) {
     RowResult& out = pending_.rows[i];
     out.tokens.clear();
     out.extent = descriptors_[i].extent;
@@ -128,24 +141,23 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     out.draft_illegal = false;
     if (!rows[i].sample) {
       out.kind = RowResultKind::PromptChunk;
-      continue;
+      return;
     }
     out.kind = RowResultKind::Produced;
-    const size_t this_row = logits_row;
-    logits_row += 1 + rows[i].drafts.size();
+    const float* logits = logits_.data() + logits_offsets_[i];
     if (!rows[i].drafts.empty()) {
-      verify_row(i, rows[i], logits_.data() + this_row * size_t(width), out);
-      continue;
+      verify_row(i, rows[i], logits, out);
+      return;
     }
     ops::MaskRow mask{nullptr, layout_.domain_size};
     if (descriptors_[i].enabled) {
       if (mask_states_[layout_.position_index(static_cast<int>(i), 0)] != PositionState::Ready) {
         out.kind = RowResultKind::ConstraintDeadEnd;
-        continue;
+        return;
       }
       mask.words = mask_words_.data() + layout_.word_offset(static_cast<int>(i), 0);
     }
-    const std::span<const float> row_logits(logits_.data() + this_row * size_t(width), size_t(width));
+    const std::span<const float> row_logits(logits, size_t(width));
     const ops::SampleResult s = ops::sample_token(row_logits, mask, rows[i].params, rows[i].penalties,
                                                   ops::RngKey{rows[i].seed, rows[i].position, ops::RngPurpose::Sample});
     switch (s.status) {
@@ -153,7 +165,31 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
       case ops::SampleStatus::EmptyMask: out.kind = RowResultKind::ConstraintDeadEnd; break;
       case ops::SampleStatus::NonFiniteLogits: out.kind = RowResultKind::NonFiniteLogits; break;
     }
+  };
+  const bool helped = helper_from < plain_rows_.size();
+  if (helped) {
+    mask_thread_.start([&] {
+      for (size_t k = helper_from; k < plain_rows_.size(); ++k) finish_row(plain_rows_[k]);
+    });
   }
+  try {
+    for (size_t i = 0, next_helped = helper_from; i < rows.size(); ++i) {
+      if (helped && next_helped < plain_rows_.size() && plain_rows_[next_helped] == i) {
+        ++next_helped;  // the mask thread's
+        continue;
+      }
+      finish_row(i);
+    }
+  } catch (...) {
+    if (helped) {
+      try {
+        mask_thread_.wait();
+      } catch (...) {  // this thread's error is the one reported
+      }
+    }
+    throw;
+  }
+  if (helped) mask_thread_.wait();
   timings_.sample_s += since(t0);
   pending_.open = true;
   return pending_;

@@ -3,6 +3,7 @@
 // sampling ops, and returns a PendingBatch that the Engine previews and then commits or aborts.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -106,6 +107,8 @@ class Program {
   std::vector<int> input_sizes_;
   std::vector<int32_t> row_tokens_;              // B x (max step input + K): input and drafts, contiguous
   std::vector<ops::TokenCount> chain_penalties_; // a row's penalties counting its accepted drafts
+  std::vector<size_t> logits_offsets_;           // per row of a step: where its logits start
+  std::vector<size_t> plain_rows_;               // rows sampling one token without drafts
   PendingBatch pending_;
   MaskThread mask_thread_;
   uint64_t provider_calls_ = 0;
