@@ -399,14 +399,27 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
     for (int chunk : {1, 5, 64, 100}) {
       EXPECT_TRUE(same_bits(run_row(*model(1, 3, chunk), 0, tokens, n, true), whole)) << name << " chunks of " << chunk;
     }
-    {
-      // The rest of the prompt beside a prompt of another slot, in one batch cut into chunks of 30.
+    // The rest of a row in one batch cut into chunks of 30, beside a row of another slot: a prompt or
+    // generated positions, before it or after it (the kinds may share a product: MatmulArgs::prompt_rows).
+    auto beside = [&](bool prompt, bool other_prompt, bool other_first) {
       auto b = model(2, 3, 30);
-      run_row(*b, 0, std::span(tokens).first(79), 0, true);
+      if (prompt) {
+        run_row(*b, 0, std::span(tokens).first(79), 0, true);
+      } else {
+        for (int p = 0; p < 79; ++p) run_row(*b, 0, std::span(tokens).subspan(p, 1), 0);
+      }
       std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
-      const ForwardRow rows[] = {{1, other, 1, true}, {0, std::span(tokens).subspan(79), n - 79, true}};
+      const ForwardRow o{1, other, 1, other_prompt}, r{0, std::span(tokens).subspan(79), n - 79, prompt};
+      const ForwardRow rows[] = {other_first ? o : r, other_first ? r : o};
       b->forward(rows, got);
-      EXPECT_TRUE(same_bits(rows_from(got, 1), rows_from(whole, 79))) << name << " prompt beside another row";
+      return std::vector<float>(got.begin() + (other_first ? vocab : 0), got.end() - (other_first ? 0 : vocab));
+    };
+    for (bool other_prompt : {true, false}) {
+      for (bool other_first : {true, false}) {
+        EXPECT_TRUE(same_bits(beside(true, other_prompt, other_first), rows_from(whole, 79)))
+            << name << " prompt beside another row, " << (other_prompt ? "a prompt" : "generated") << ", "
+            << (other_first ? "first" : "last");
+      }
     }
     // Generated positions: one at a time, against a verification row of 9 after 70, and against a
     // verification row beside a prompt of another slot.
@@ -420,13 +433,12 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
     EXPECT_TRUE(same_bits(run_row(*m, 0, std::span(tokens).subspan(70, 9), 9),
                           std::span(stepped).subspan(70 * static_cast<size_t>(vocab), 9 * static_cast<size_t>(vocab))))
         << name << " verification row";
-    {
-      auto b = model(2, 3, 30);
-      for (int p = 0; p < 79; ++p) run_row(*b, 0, std::span(tokens).subspan(p, 1), 0);
-      std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
-      const ForwardRow rows[] = {{1, other, 1, true}, {0, std::span(tokens).subspan(79), n - 79, false}};
-      b->forward(rows, got);
-      EXPECT_TRUE(same_bits(rows_from(got, 1), rows_from(stepped, 79))) << name << " generated beside another row";
+    for (bool other_prompt : {true, false}) {
+      for (bool other_first : {true, false}) {
+        EXPECT_TRUE(same_bits(beside(false, other_prompt, other_first), rows_from(stepped, 79)))
+            << name << " generated beside another row, " << (other_prompt ? "a prompt" : "generated") << ", "
+            << (other_first ? "first" : "last");
+      }
     }
     expect_close(stepped, whole, name + " prompt against generated");
   }
