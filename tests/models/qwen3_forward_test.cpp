@@ -757,6 +757,46 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   }
 }
 
+TEST(Qwen3Kernels, SiluMatchesDoubleAndAnElementsBitsDoNotDependOnWhereItSits) {
+  // The MLP gate silu(g) u against an FP64 oracle, within 2^-21 of the result (a few ulp) or 1e-30
+  // (g below -87, where exp(g) is taken as 0), over special and random values; NaN stays NaN and
+  // +inf gives inf u. Then every element of a row gets the same bits in any slice of it (vector
+  // body or padded tail), at every instruction set.
+  std::vector<float> g = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-8f, -1e-8f, 0.5f, -0.5f, 1.0f, -1.0f, 3.0f, -3.0f,
+                          10.0f, -10.0f, 20.0f, -20.0f, 50.0f, -50.0f, 80.0f, -80.0f, 86.9f, -86.9f, 87.5f,
+                          -87.5f, 89.0f, -89.0f, 100.0f, -100.0f, 1e4f, -1e4f, 3e38f, -3e38f};
+  for (size_t i = 0; i < 1000; ++i) g.push_back(30.0f * test_value(i, 8));
+  std::vector<float> u(g.size());
+  for (size_t i = 0; i < u.size(); ++i) u[i] = i % 7 == 0 ? 1.0f : 2.0f * test_value(i, 9);
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    const kernels::KernelTable& k = kernels::kernel_table(isa);
+    std::vector<float> y = g;
+    k.silu_mul(y.data(), u.data(), static_cast<int64_t>(y.size()));
+    for (size_t i = 0; i < g.size(); ++i) {
+      const double gd = g[i];
+      const double want = gd / (1.0 + std::exp(-gd)) * u[i];
+      ASSERT_LE(std::fabs(y[i] - want), std::max(0x1p-21 * std::fabs(want), 1e-30))
+          << kernels::isa_name(isa) << " g " << g[i] << " u " << u[i];
+    }
+    float special[] = {std::nanf(""), INFINITY};
+    const float ones[] = {1.0f, 2.0f};
+    k.silu_mul(special, ones, 2);
+    EXPECT_TRUE(std::isnan(special[0])) << kernels::isa_name(isa);
+    EXPECT_EQ(special[1], INFINITY) << kernels::isa_name(isa);
+    for (int64_t begin : {0, 1, 5, 17}) {
+      for (int64_t n = 1; n <= 40; ++n) {
+        std::vector<float> part(g.begin() + begin, g.begin() + begin + n);
+        k.silu_mul(part.data(), u.data() + begin, n);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(std::memcmp(&part[i], &y[begin + i], 4), 0)
+              << kernels::isa_name(isa) << " element " << begin + i << " in a slice of " << n << " from " << begin;
+        }
+      }
+    }
+  }
+}
+
 TEST(Qwen3Kernels, Q8ActivationsAreTheNearestStepsOfTheirBlock) {
   // Blocks of 32: wide random values, one all zero, one tiny, and one whose step is exactly 1 (its
   // largest value is 127) holding exact halves, which round to even.

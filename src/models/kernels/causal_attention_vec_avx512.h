@@ -16,8 +16,6 @@ struct AV : FloatVec {
   static constexpr int kScoreVecs = 2;
   static constexpr int kValueRows = 4;
   static constexpr int kValueVecs = 4;
-  NINFER_VEC_OP reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
-  NINFER_VEC_OP reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
   NINFER_VEC_OP float first(reg a) { return _mm512_cvtss_f32(a); }
   NINFER_VEC_OP float hmax(reg a) {
     __m256 h = _mm256_max_ps(low(a), high(a));
@@ -25,14 +23,6 @@ struct AV : FloatVec {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  NINFER_VEC_OP reg round(reg a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  NINFER_VEC_OP reg pow2(reg n) {
-    const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
-  }
-  NINFER_VEC_OP reg keep_ge(reg x, reg bound, reg y) {
-    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_GE_OQ), y);
   }
   NINFER_VEC_OP reg load_f16(const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

@@ -18,6 +18,21 @@ struct FloatVec {
   NINFER_AVX2_OP reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   NINFER_AVX2_OP reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   NINFER_AVX2_OP reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  NINFER_AVX2_OP reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
+  NINFER_AVX2_OP reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
+  NINFER_AVX2_OP reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
+  NINFER_AVX2_OP reg round(reg a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // 2^n for integral n in the normal range.
+  NINFER_AVX2_OP reg pow2(reg n) {
+    const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+  }
+  // y where x >= bound, else 0 (and where x is NaN).
+  NINFER_AVX2_OP reg keep_ge(reg x, reg bound, reg y) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_GE_OQ), y); }
+  // a where x >= 0, else b.
+  NINFER_AVX2_OP reg select_nonneg(reg x, reg a, reg b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+  }
   // Fixed order: the halves, then pairs, then the last two.
   NINFER_AVX2_OP float hsum(reg a) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));

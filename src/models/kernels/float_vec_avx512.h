@@ -19,6 +19,23 @@ struct FloatVec {
   NINFER_AVX512_OP reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   NINFER_AVX512_OP reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   NINFER_AVX512_OP reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  NINFER_AVX512_OP reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  NINFER_AVX512_OP reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
+  NINFER_AVX512_OP reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+  NINFER_AVX512_OP reg round(reg a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // 2^n for integral n in the normal range.
+  NINFER_AVX512_OP reg pow2(reg n) {
+    const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+  }
+  // y where x >= bound, else 0 (and where x is NaN).
+  NINFER_AVX512_OP reg keep_ge(reg x, reg bound, reg y) {
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_GE_OQ), y);
+  }
+  // a where x >= 0, else b.
+  NINFER_AVX512_OP reg select_nonneg(reg x, reg a, reg b) {
+    return _mm512_mask_mov_ps(b, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), a);
+  }
   NINFER_AVX512_OP __m256 low(reg a) { return _mm512_castps512_ps256(a); }
   NINFER_AVX512_OP __m256 high(reg a) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)); }
   // Fixed pairwise order, the same as the AVX2 one after adding the halves.

@@ -59,6 +59,9 @@ struct KernelTable {
   void (*quantize_q8)(const float* x, int64_t n, int8_t* q, float* d);
   // Causal attention of a block of consecutive positions for one GQA group (causal_attention.h).
   void (*causal_attention)(const CausalAttentionArgs& args);
+  // The MLP's gate: g[i] = silu(g[i]) * u[i] for i < n (~2 ulp; an element's bits do not depend on
+  // where it sits in g).
+  void (*silu_mul)(float* g, const float* u, int64_t n);
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
   // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:
   // `rows` <= 16 rows of x from row 0 (stride ldx), into one group.

@@ -46,7 +46,7 @@ struct V : FloatVec {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention};
+const KernelTable kTable{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul};
 
 }  // namespace ninfer::models::kernels::avx512
 

@@ -483,7 +483,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       float* g = gate + (task / parts) * si;
       const float* u = up + (task / parts) * si;
       const int64_t begin = (task % parts) * kSiluBlock, end = std::min(inter, begin + kSiluBlock);
-      for (int64_t i = begin; i < end; ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+      kernels_->silu_mul(g + begin, u + begin, end - begin);
     });
 
     const MatmulTarget down[] = {{&lw.down_proj, x, sx, true}};
