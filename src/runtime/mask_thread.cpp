@@ -33,6 +33,12 @@ void MaskThread::wait() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
+void MaskThread::wait_dropping_error() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !busy_; });
+  error_ = nullptr;
+}
+
 void MaskThread::run() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

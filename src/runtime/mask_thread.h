@@ -22,6 +22,9 @@ class MaskThread {
   void start(std::function<void()> job);
   // Blocks until the job is done and rethrows what it threw.
   void wait();
+  // Blocks until the job is done, dropping what it threw: for a caller that is already unwinding
+  // with an error of its own, the one it reports.
+  void wait_dropping_error();
 
  private:
   std::mutex mu_;

@@ -104,12 +104,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   try {
     model_.forward(forward_rows_, std::span<float>(logits_.data(), sampled * size_t(width)));
   } catch (...) {
-    if (any_constrained) {
-      try {
-        mask_thread_.wait();
-      } catch (...) {  // the forward's error is the one reported
-      }
-    }
+    if (any_constrained) mask_thread_.wait_dropping_error();  // the forward's error is the one reported
     throw;
   }
   timings_.forward_s += since(t0);
@@ -181,12 +176,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
       finish_row(i);
     }
   } catch (...) {
-    if (helped) {
-      try {
-        mask_thread_.wait();
-      } catch (...) {  // this thread's error is the one reported
-      }
-    }
+    if (helped) mask_thread_.wait_dropping_error();  // this thread's error is the one reported
     throw;
   }
   if (helped) mask_thread_.wait();
