@@ -479,11 +479,13 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
 
     constexpr int64_t kSiluBlock = 1024;
     const int64_t parts = (inter + kSiluBlock - 1) / kSiluBlock;
-    pool_->run(n * parts, [&](int64_t task, int) {
-      float* g = gate + (task / parts) * si;
-      const float* u = up + (task / parts) * si;
-      const int64_t begin = (task % parts) * kSiluBlock, end = std::min(inter, begin + kSiluBlock);
-      kernels_->silu_mul(g + begin, u + begin, end - begin);
+    in_ranges(n * parts, [&](int64_t first, int64_t last) {
+      for (int64_t task = first; task < last; ++task) {
+        float* g = gate + (task / parts) * si;
+        const float* u = up + (task / parts) * si;
+        const int64_t begin = (task % parts) * kSiluBlock, end = std::min(inter, begin + kSiluBlock);
+        kernels_->silu_mul(g + begin, u + begin, end - begin);
+      }
     });
 
     const MatmulTarget down[] = {{&lw.down_proj, x, sx, true}};
