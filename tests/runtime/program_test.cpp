@@ -2,6 +2,8 @@
 // for unconstrained rows of a mixed batch, a dead-end row failing alone, abort restoring slots.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runtime/fake_model.h"
 #include "runtime/program.h"
 #include "runtime/runtime_test_support.h"
@@ -80,6 +82,45 @@ TEST(Program, UnconstrainedBatchCallsNoProviderAndMixedBatchesKeepRowsApart) {
   EXPECT_TRUE(m.rows[2].tokens.empty());
   std::vector<int> acc2 = {1, 1, 0};
   p.commit(acc2);
+}
+
+TEST(Program, EachRowDrawsAsItWouldAloneWhicheverThreadSamplesIt) {
+  // A step's plain rows are sampled on two threads (the second half on the mask thread). A batch of
+  // 7 rows (plain ones with their own seeds, a prompt chunk that samples nothing, a row forced by
+  // its mask, a dead end) gives each row the result it gets decoded alone, in its own place.
+  const int32_t V = testing::qwen3_tokenizer()->vocab_size();
+  const std::vector<int32_t> prompt = {1, 2, 3};
+  auto row = [&](int i) {
+    BatchRow r;
+    r.slot = i;
+    r.input = prompt;
+    r.seed = 100 + static_cast<uint64_t>(i);
+    r.sample = i != 2;
+    return r;
+  };
+  const std::vector<int32_t> allowed = {-2, -2, -2, 42, -2, -1, -2};
+  testing::FakeModel model(testing::qwen3_tokenizer(), 7, 64);
+  Program p(model, ProgramOptions{7, 0, V});
+  std::vector<BatchRow> rows;
+  for (int i = 0; i < 7; ++i) rows.push_back(row(i));
+  ScriptedProvider provider(allowed);
+  const PendingBatch& b = p.decode(rows, &provider);
+  for (int i = 0; i < 7; ++i) {
+    testing::FakeModel alone_model(testing::qwen3_tokenizer(), 7, 64);
+    Program alone(alone_model, ProgramOptions{7, 0, V});
+    const BatchRow one[] = {row(i)};
+    ScriptedProvider one_provider({allowed[i]});
+    const PendingBatch& a = alone.decode(one, &one_provider);
+    EXPECT_EQ(b.rows[i].kind, a.rows[0].kind) << "row " << i;
+    EXPECT_EQ(b.rows[i].tokens, a.rows[0].tokens) << "row " << i;
+  }
+  EXPECT_EQ(b.rows[2].kind, RowResultKind::PromptChunk);
+  EXPECT_EQ(b.rows[3].tokens, std::vector<int32_t>{42});
+  EXPECT_EQ(b.rows[5].kind, RowResultKind::ConstraintDeadEnd);
+  std::vector<int32_t> drawn;
+  for (int i : {0, 1, 4, 6}) drawn.insert(drawn.end(), b.rows[i].tokens.begin(), b.rows[i].tokens.end());
+  std::sort(drawn.begin(), drawn.end());
+  EXPECT_GT(std::unique(drawn.begin(), drawn.end()) - drawn.begin(), 1) << "the seeds should draw different tokens";
 }
 
 TEST(Program, AbortReturnsEverySlotToItsLengthBeforeDecode) {
