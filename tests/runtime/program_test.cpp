@@ -1,5 +1,6 @@
 // Program: mask buffers sized at start, no provider for unconstrained batches, disabled descriptors
-// for unconstrained rows of a mixed batch, a dead-end row failing alone, abort restoring slots.
+// for unconstrained rows of a mixed batch, rows sampled on two threads drawing as alone, a dead-end
+// row failing alone, abort restoring slots.
 #include <gtest/gtest.h>
 
 #include <algorithm>
