@@ -32,6 +32,8 @@ Program::Program(models::LanguageModel& model, ProgramOptions options) : model_(
   slots_.reserve(layout_.rows);
   lengths_before_.reserve(layout_.rows);
   input_sizes_.reserve(layout_.rows);
+  logits_offsets_.reserve(layout_.rows);
+  plain_rows_.reserve(layout_.rows);
   pending_.rows.resize(layout_.rows);
   for (RowResult& r : pending_.rows) r.tokens.reserve(layout_.positions_per_row);
 }

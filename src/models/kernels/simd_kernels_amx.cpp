@@ -8,6 +8,7 @@
 // chain per output over whole-block sums, where they keep 8 chains over quarter blocks. Every batch
 // size runs the same tiles, so batching never changes a result here either.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -104,17 +105,18 @@ struct TilePass {
 
 // For batches of at most N activation rows (decode; N = 1, 4 or 8): the same tiles but N columns of
 // sums and activations, so that a block's sums are stored as 16 x N int32 (64 N bytes instead of 1
-// KiB) and read back as N vectors (see columns_tile).
-// Tiles 1, 3 and 5 repeat 0, 2 and 4 (block_sums<1>).
+// KiB) and read back as N vectors (see columns_tile); tile 3 repeats tile 2 (block_sums<1>).
 TileConfig columns_config(int n) {
   TileConfig c = tile_config();
   for (int t : {0, 1, 4, 5}) c.colsb[t] = static_cast<uint16_t>(4 * n);
-  c.rows[1] = c.rows[0];
   c.rows[3] = c.rows[2];
   c.colsb[3] = c.colsb[2];
-  c.rows[5] = c.rows[4];
   return c;
 }
+
+// Batches up to 8 rows take columns_tile<N> under columns_config(N): the N of a batch, or 0 for the
+// full tiles of groups_tile.
+constexpr int columns_for(int64_t batch) { return batch == 1 ? 1 : batch <= 4 ? 4 : batch <= 8 ? 8 : 0; }
 
 // Adds one block's sums (c: 16 x 16 int32, [weight row][activation row]) to the accumulators, each
 // scaled by d_w * d_x as the other instruction sets scale theirs.
@@ -200,9 +202,6 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
     for (int m = 0; m < kTileRows; ++m) _mm512_store_ps(out[i] + 16 * m, acc[i][m]);
 }
 
-// Batches up to kColumnsBatch rows take columns_tile.
-constexpr int kColumnsBatch = 8;
-
 // Batches of at most N rows (decode) under columns_config(N): as groups_tile<1>, but a block's sums
 // are 16 x N, read back as N vectors of 16 / N weight rows x N activation rows each, scaled by the
 // weight scales gathered straight from the blocks (16 rows at a time) times the activations'. Scaling
@@ -215,13 +214,13 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
   const int64_t blocks = a.cols / kQ8BlockValues;
   const auto stride = static_cast<long>(a.w_row_bytes);
   const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
-  // pick[j]: lane l of vector j holds weight row R j + l / N, activation row l % N.
-  __m512i pick[N];
-  for (int j = 0; j < N; ++j) {
-    alignas(64) int32_t idx[16];
-    for (int l = 0; l < 16; ++l) idx[l] = R * j + l / N;
-    pick[j] = _mm512_load_si512(idx);
-  }
+  // kPick[j]: lane l of vector j holds weight row R j + l / N, activation row l % N.
+  alignas(64) static constexpr auto kPick = [] {
+    std::array<std::array<int32_t, 16>, N> p{};
+    for (int j = 0; j < N; ++j)
+      for (int l = 0; l < 16; ++l) p[j][l] = R * j + l / N;
+    return p;
+  }();
   alignas(64) int32_t c[2][kTileRows * N];
   __m512 acc[N];
   for (auto& v : acc) v = _mm512_setzero_ps();
@@ -245,7 +244,7 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
       if constexpr (N == 8) dxv = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(dx))));
 #pragma GCC unroll 8
       for (int j = 0; j < N; ++j) {
-        const __m512 dwj = N == 1 ? dw : _mm512_permutexvar_ps(pick[j], dw);
+        const __m512 dwj = N == 1 ? dw : _mm512_permutexvar_ps(_mm512_load_si512(kPick[j].data()), dw);
         const __m512 sums = _mm512_cvtepi32_ps(_mm512_load_si512(c[(k - 1) % 2] + 16 * j));
         acc[j] = _mm512_fmadd_ps(_mm512_mul_ps(dwj, dxv), sums, acc[j]);
       }
@@ -264,10 +263,10 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
   const int64_t blocks = a.cols / kQ8BlockValues;
   const uint8_t* w0 = a.w + static_cast<size_t>(t0) * a.w_row_bytes;
   alignas(64) float out[2][kTileRows * 16];
-  if (a.batch <= kColumnsBatch) {
-    if (a.batch == 1) {
+  if (const int n = columns_for(a.batch); n != 0) {
+    if (n == 1) {
       columns_tile<1>(a, w0, out[0], next);
-    } else if (a.batch <= 4) {
+    } else if (n == 4) {
       columns_tile<4>(a, w0, out[0], next);
     } else {
       columns_tile<8>(a, w0, out[0], next);
@@ -327,7 +326,8 @@ NINFER_AMX_TARGET void q8_matmul_rows(const MatmulArgs& a, int64_t row_begin, in
   }
   static const TileConfig config = tile_config(), one = columns_config(1), four = columns_config(4),
                           eight = columns_config(8);
-  _tile_loadconfig(a.batch == 1 ? &one : a.batch <= 4 ? &four : a.batch <= kColumnsBatch ? &eight : &config);
+  const int n = columns_for(a.batch);
+  _tile_loadconfig(n == 1 ? &one : n == 4 ? &four : n == 8 ? &eight : &config);
   thread_local std::vector<float> dw;
   dw.resize(static_cast<size_t>(a.cols / kQ8BlockValues * kTileRows));
   for (int64_t r0 = row_begin; r0 < row_end; r0 += kTileRows) {
