@@ -118,14 +118,15 @@ void expect_matches_reference(std::span<const float> got, const std::vector<std:
   }
 }
 
-void expect_close(std::span<const float> a, std::span<const float> b, const std::string& what) {
+void expect_close(std::span<const float> a, std::span<const float> b, const std::string& what,
+                  double rel_tol = kSelfRelTol) {
   ASSERT_EQ(a.size(), b.size()) << what;
   double scale = 0.0, worst = 0.0;
   for (size_t i = 0; i < a.size(); ++i) {
     scale = std::max(scale, static_cast<double>(std::fabs(b[i])));
     worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
   }
-  EXPECT_LE(worst, kSelfRelTol * scale + 1e-6) << what;
+  EXPECT_LE(worst, rel_tol * scale + 1e-6) << what;
 }
 
 std::shared_ptr<const Qwen3Weights> tiny_weights(DType dtype, bool tied = true, uint64_t seed = 7) {
@@ -440,7 +441,8 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
             << (other_first ? "first" : "last");
       }
     }
-    expect_close(stepped, whole, name + " prompt against generated");
+    // Q8_0: an activation rounded to int8 on one side and not the other moves later logits by 1-2%.
+    expect_close(stepped, whole, name + " prompt against generated", dtype == DType::Q8_0 ? kQ8RelTol : kSelfRelTol);
   }
 }
 }

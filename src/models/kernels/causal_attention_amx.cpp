@@ -2,13 +2,14 @@
 // weighted values P V) on the tile unit, with the online softmax between them on the vector unit as
 // on AVX-512 (causal_attention_shared.inc).
 //
-// TDPBF16PS multiplies bf16 pairs into fp32 sums. The queries, the keys and values (f16 in the cache)
-// and the weights are each split into bf16 parts whose sum is exactly the value: a float's 24
-// significant bits are three parts of 8 (hi = x truncated to bf16, mid = the rest truncated, lo = what
-// remains), an f16's 11 are two. So every product of parts is exact, and the products that matter
-// (all but the smallest, lo x lo', under 2^-24 of the product) go into fp32 sums: the rounding is that
-// of the sums alone, as with the FMA kernels, where a single bf16 rounding of the queries would move
-// scores by 2^-9 of their size.
+// TDPBF16PS multiplies bf16 pairs into fp32 sums. The keys and values (f16 in the cache) are split
+// exactly into two bf16 parts (an f16's 11 significant bits: hi has 8, lo the other 3); the queries
+// and the softmax weights into two parts too (hi = x truncated to bf16, lo = the rest rounded to
+// bf16), and each product takes three part products, hi x hi' + hi x lo' + lo x hi' (the "bf16x3"
+// scheme): what it leaves out, lo x lo' and the rounding of lo, is under 2^-13 of each product, a
+// quarter of the f16 rounding (2^-11) that the cache applies to every key and value (and that
+// llama.cpp's attention applies to the queries as well). Three parts, exact to fp32 rounding, took
+// five part products and 1.3x the time (docs/models.md, "Attention kernel").
 //
 // Every element of a tile product depends on its own row and column only, and each is reduced in one
 // fixed order (head dims, or keys, 32 at a time; the part pairs in turn), so a query's output depends
@@ -51,7 +52,7 @@ constexpr int64_t T = kAttentionKeyTile;
 constexpr int kRows = 16;      // queries per tile
 constexpr int kPair = 32;      // bf16 values per tile row: head dims of a score tile, keys of a value tile
 constexpr int kCols = 16;      // keys per score tile, head dims per value tile
-constexpr int kQueryParts = 3;  // of the queries and of the weights
+constexpr int kQueryParts = 2;  // of the queries and of the weights
 constexpr int kCacheParts = 2;  // of the keys and values
 static_assert(T % kPair == 0);
 
@@ -67,26 +68,15 @@ TileConfig attention_tile_config(int rows) {
   return c;
 }
 
-// Splits 16 floats into three bf16-exact parts by truncation: x = hi + mid + lo exactly, each part's
-// low 16 bits zero.
-NINFER_TILE_OP void split3(__m512 x, __m512& hi, __m512& mid, __m512& lo) {
+// 32 floats (a: the first 16) as two rows of 32 bf16 parts, `stride` elements apart: hi, x truncated
+// to bf16 (so x - hi is exact in fp32), and lo, x - hi rounded to bf16.
+NINFER_TILE_OP void store_parts2(__m512 a, __m512 b, uint16_t* out, int64_t stride) {
   const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-  hi = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), top));
-  const __m512 rest = _mm512_sub_ps(x, hi);
-  mid = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(rest), top));
-  lo = _mm512_sub_ps(rest, mid);
-}
-
-// 32 floats (a: the first 16) as three rows of 32 bf16 parts, parts `stride` elements apart.
-NINFER_TILE_OP void store_parts3(__m512 a, __m512 b, uint16_t* out, int64_t stride) {
-  __m512 p[2][kQueryParts];
-  split3(a, p[0][0], p[0][1], p[0][2]);
-  split3(b, p[1][0], p[1][1], p[1][2]);
-#pragma GCC unroll 3
-  for (int i = 0; i < kQueryParts; ++i) {
-    // The parts are bf16 values already: the conversion is exact.
-    _mm512_storeu_si512(out + i * stride, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(p[1][i], p[0][i])));
-  }
+  const __m512 ha = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), top));
+  const __m512 hb = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(b), top));
+  _mm512_storeu_si512(out, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hb, ha)));  // exact: bf16 values
+  _mm512_storeu_si512(out + stride,
+                      reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(_mm512_sub_ps(b, hb), _mm512_sub_ps(a, ha))));
 }
 
 // Two rows of 16 f16-exact floats (e and o: adjacent head dims, or adjacent keys) as the tile unit's
@@ -105,12 +95,12 @@ NINFER_TILE_OP void store_pairs2(__m512 e, __m512 o, uint16_t* hi, uint16_t* lo)
 NINFER_TILE_OP __m512 load_f16(const uint16_t* p) { return AV::load_f16(p); }
 
 // C (tmm0, tmm1) += A (tmm2) x the two column groups' B (tmm3/tmm4, tmm5/tmm6) for query part `part`:
-// against the hi parts, and the lo parts but for the last query part (lo x lo' is below the rounding).
+// the hi part against the hi and lo parts, the lo part against the hi parts.
 template <bool Two>
 NINFER_TILE_OP void multiply_parts(int part) {
   _tile_dpbf16ps(0, 2, 3);
   if constexpr (Two) _tile_dpbf16ps(1, 2, 5);
-  if (part + 1 < kQueryParts) {
+  if (part == 0) {
     _tile_dpbf16ps(0, 2, 4);
     if constexpr (Two) _tile_dpbf16ps(1, 2, 6);
   }
@@ -132,7 +122,7 @@ NINFER_KERNEL_TARGET void score_tiles(const uint16_t* qp, int64_t qs, const uint
       _tile_loadd(5, k + kg, 64);
       _tile_loadd(6, k + kg + ks, 64);
     }
-#pragma GCC unroll 3
+#pragma GCC unroll 2
     for (int part = 0; part < kQueryParts; ++part) {
       _tile_loadd(2, qp + part * qs + c, dim * 2);
       multiply_parts<Two>(part);
@@ -156,7 +146,7 @@ NINFER_KERNEL_TARGET void value_tiles(const uint16_t* pp, int64_t ps, const uint
     _tile_loadd(4, v + vs_part, 64);
     _tile_loadd(5, v + kRows * kPair, 64);
     _tile_loadd(6, v + kRows * kPair + vs_part, 64);
-#pragma GCC unroll 3
+#pragma GCC unroll 2
     for (int part = 0; part < kQueryParts; ++part) {
       _tile_loadd(2, pp + part * ps + kc * kPair, T * 2);
       multiply_parts<true>(part);
@@ -218,7 +208,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
   for (int64_t m = 0; m < nq; ++m) {
     const float* q = a.q + (m / heads) * a.q_stride + (m % heads) * dim;
     for (int64_t c = 0; c < dim; c += kPair) {
-      store_parts3(_mm512_loadu_ps(q + c), _mm512_loadu_ps(q + c + 16), sc.qp + m * dim + c, nqp * dim);
+      store_parts2(_mm512_loadu_ps(q + c), _mm512_loadu_ps(q + c + 16), sc.qp + m * dim + c, nqp * dim);
     }
   }
   for (int part = 0; part < kQueryParts; ++part) {
@@ -301,7 +291,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       for (int64_t j = 0; j < T; j += kPair) {
         const __m512 lo = j < span ? _mm512_loadu_ps(sm + j) : _mm512_setzero_ps();
         const __m512 hi = j + kCols < span ? _mm512_loadu_ps(sm + j + kCols) : _mm512_setzero_ps();
-        store_parts3(lo, hi, sc.pp + m * T + j, nqp * T);
+        store_parts2(lo, hi, sc.pp + m * T + j, nqp * T);
       }
     }
 
