@@ -565,9 +565,15 @@ int EngineImpl::prompt_budget(int decoding) const {
     // The step (decode rows + chunk) is predicted from the two costs; it must fit the budget even
     // when it takes as much longer than predicted as the worst decile of recent chunk steps did
     // (a busy core, a cache-cold layer), so that the budget bounds the streams' tail latency.
+    // Rounded up: a chunk's cost has a part that does not shrink with it (its attention reads the
+    // prompt's keys and values so far), so the average per position overstates what one more
+    // position costs; rounded down, the fit of a small chunk never reaches the next size even when
+    // the budget has room for several more (a 4,096-token prompt stuck at 1-2 positions a step for
+    // its last ~1,000). Up, the chunk grows until its own average says it is full, at most one
+    // position over.
     const double miss = std::clamp(chunk_step_error_.quantile(0.9, 16, 1.0), 1.0, options_.max_decode_slowdown);
     const double fits = (options_.max_decode_slowdown / miss - 1.0) * decode_step_s / prompt_position_s_;
-    chunk = static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(chunk)));
+    chunk = static_cast<int>(std::clamp(std::ceil(fits), 1.0, static_cast<double>(chunk)));
   }
   return std::min(step, chunk);
 }

@@ -36,17 +36,22 @@ class FakeModel final : public models::LanguageModel {
     size_t out = 0;
     ++forward_calls;
     if (delay_per_step.count() > 0) std::this_thread::sleep_for(delay_per_step);
-    if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0) {
-      size_t positions = 0, context = 0;
+    if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0 ||
+        delay_per_chunk_context_position.count() > 0) {
+      size_t positions = 0, context = 0, chunk_context = 0;
       for (const models::ForwardRow& r : rows) {
         positions += r.tokens.size();
-        if (r.logits_count > 0 && r.slot >= 0 && r.slot < slot_count()) context += slots_[r.slot].size();
+        if (r.slot < 0 || r.slot >= slot_count()) continue;
+        if (r.logits_count > 0) context += slots_[r.slot].size();
+        if (r.prompt) chunk_context += slots_[r.slot].size();
       }
       const size_t charged = positions - std::min(positions, free_positions);
       bool chunk = false;
       for (const models::ForwardRow& r : rows) chunk |= r.logits_count == 0 || r.tokens.size() > 1;
       const bool slow = chunk && slow_chunk_every > 0 && chunk_forwards++ % slow_chunk_every == slow_chunk_every - 1;
-      const std::chrono::duration<double, std::micro> delay = delay_per_position * charged + delay_per_context_position * context;
+      const std::chrono::duration<double, std::micro> delay = delay_per_position * charged +
+                                                              delay_per_context_position * context +
+                                                              delay_per_chunk_context_position * chunk_context;
       std::this_thread::sleep_for(slow ? delay * slow_chunk_factor : delay);
     }
     if (record_forwards) forward_log.emplace_back();
@@ -100,6 +105,10 @@ class FakeModel final : public models::LanguageModel {
   // And, for a row that samples (a decoding row), for every position already in its slot: its
   // attention's share, so that decode steps grow dearer as the contexts grow.
   std::chrono::microseconds delay_per_context_position{0};
+  // For a prompt row, for every position already in its slot: the part of a chunk's cost that does
+  // not shrink with the chunk (its attention reads the prompt's keys and values so far once, however
+  // few its positions), which grows as the prompt enters.
+  std::chrono::microseconds delay_per_chunk_context_position{0};
   // Every slow_chunk_every-th forward with a prompt chunk (a row of several positions or with no
   // logits) takes slow_chunk_factor times its delay: steps that miss their predicted cost.
   int slow_chunk_every = 0;

@@ -4,6 +4,7 @@
 // restored position changes the output.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 
 #include "runtime/engine_impl.h"
@@ -386,6 +387,53 @@ TEST(ChunkedPrefill, ChunksDoNotCollapseAsTheRunningRowsContextsGrow) {
   std::vector<int> late(chunks.begin() + static_cast<std::ptrdiff_t>(chunks.size() / 2), chunks.end());
   std::sort(late.begin(), late.end());
   EXPECT_GE(late[late.size() / 2], 3) << "the chunks collapsed as the decoding rows' contexts grew";
+}
+
+TEST(ChunkedPrefill, ChunksFollowAFixedPartThatGrowsWithThePromptsContext) {
+  // A step reads its weights once (3 ms), plus 0.2 ms a position and, for each decoding row, 10 us a
+  // position of its context; a prompt chunk also reads the prompt's keys and values so far, 8 us a
+  // position of its context, however few positions it adds. Near the end of a 450-token prompt that
+  // part (~3.5 ms) is most of the slowdown budget (one decode step, ~5 ms by then), so a chunk's
+  // average cost per position is mostly that part spread over its positions, and a smaller chunk
+  // looks dearer per position. Sized by rounding that average's fit down, the chunk shrank with the
+  // fixed part and then stayed at 1 position a step while the growing decode step made room for ~5
+  // (the last 70 positions one at a time); the chunks must stay near what the budget fits, and the
+  // steps within it.
+  auto model = kv_model();
+  model->delay_per_step = std::chrono::milliseconds(3);
+  model->delay_per_position = std::chrono::microseconds(200);
+  model->delay_per_context_position = std::chrono::microseconds(10);
+  model->delay_per_chunk_context_position = std::chrono::microseconds(8);
+  const std::vector<int> chunks = chunks_beside_two_decoding_rows(model, 450, 300);
+  // The fake's own costs of each step with a chunk beside the two decoding rows, over a step of
+  // those rows alone: at most the slowdown of 2, but for one position's rounding and the estimates'
+  // lag behind a growing fixed part (up to ~2.07; fixed chunks of 64 would give ~4).
+  std::map<int, int> length;  // slot -> positions in it before the step
+  std::vector<double> ratios;
+  std::vector<int> late;  // chunks once the prompt's context passes 350 positions
+  for (const auto& step : model->forward_log) {
+    double decode_ms = 3.0, chunk_ms = 0.0;
+    int decoding = 0, chunk = 0;
+    for (const auto& row : step) {
+      const int before = length[row.slot];
+      length[row.slot] += row.tokens;
+      if (row.logits_count == 1 && row.tokens == 1 && before > 2) {
+        ++decoding;
+        decode_ms += 0.2 + 0.01 * before;
+      } else if (row.logits_count == 0) {
+        chunk = row.tokens;
+        chunk_ms += 0.2 * row.tokens + 0.008 * before;
+        if (before > 350) late.push_back(row.tokens);
+      }
+    }
+    if (decoding == 2 && chunk > 0) ratios.push_back((decode_ms + chunk_ms) / decode_ms);
+  }
+  ASSERT_GE(chunks.size(), 10u);
+  ASSERT_GE(late.size(), 5u);
+  std::sort(late.begin(), late.end());
+  EXPECT_GE(late[late.size() / 2], 3) << "the chunks stuck at a position or two as the prompt's context grew";
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_LE(ratios[ratios.size() * 9 / 10], 2.2) << "the chunks overran the slowdown";
 }
 
 TEST(ChunkedPrefill, OptionsAreChecked) {
