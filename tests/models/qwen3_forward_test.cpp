@@ -369,7 +369,7 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   // prefilled whole, in chunks, and beside another row) and generated ones (the same tokens decoded
   // one at a time, as a verification row, and beside another row) each bit-identical, at 1-3 threads,
   // at every instruction set, with f16, bf16 and Q8_0 weights and a head dim of 32 (which the AMX
-  // prompt attention takes). The two kinds may take different kernels, so they agree to rounding.
+  // prompt kernels take). The two kinds may take different kernels, so they agree to rounding.
   for (DType dtype : {DType::F16, DType::BF16, DType::Q8_0}) {
   Qwen3Config c = tiny_qwen3_config();
   c.head_dim = 32;
@@ -697,18 +697,25 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
           }
           for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
             if (!kernels::isa_supported(isa)) continue;
-            kernels::ThreadPool pool(2);
-            std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
-            const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
-            kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch);
-            // bf16 weights on the tile unit: activations in three exact parts, so three times the
-            // terms (simd_kernels_amx.cpp).
-            const bool parts = isa == Isa::Amx && dtype == DType::BF16;
-            const double terms = parts ? 3.0 * static_cast<double>(cols) + 16 : static_cast<double>(cols) + 16;
-            for (size_t i = 0; i < y.size(); ++i) {
-              ASSERT_LE(std::fabs(y[i] - want[i]), terms * 0x1p-24 * bound[i])
-                  << kernels::isa_name(isa) << " " << dtype_name(dtype) << " rows " << rows << " cols " << cols
-                  << " batch " << batch << " output " << i;
+            // Prompt rows take kernels of their own on AMX (KernelTable::prompt_f16_tiles).
+            for (bool prompt : {false, true}) {
+              if (prompt && isa != Isa::Amx) continue;
+              kernels::ThreadPool pool(2);
+              std::vector<float> y(static_cast<size_t>(batch * rows), -7.0f);
+              const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
+              kernels::parallel_matmul(pool, kernels::kernel_table(isa), t, x.data(), cols, batch, prompt ? 0 : -1);
+              // On the tile unit, activations in three exact parts: bf16 weights make three times the
+              // terms; f16 weights of prompt rows take bf16x3 products, which leave out under 2^-13
+              // (2^11 x 2^-24) of each product (simd_kernels_amx.cpp).
+              const double c = static_cast<double>(cols);
+              double terms = c + 16;
+              if (isa == Isa::Amx && dtype == DType::BF16) terms = 3 * c + 16;
+              if (isa == Isa::Amx && dtype == DType::F16 && prompt) terms = c + 16 + 0x1p11;
+              for (size_t i = 0; i < y.size(); ++i) {
+                ASSERT_LE(std::fabs(y[i] - want[i]), terms * 0x1p-24 * bound[i])
+                    << kernels::isa_name(isa) << (prompt ? " prompt " : " ") << dtype_name(dtype) << " rows " << rows
+                    << " cols " << cols << " batch " << batch << " output " << i;
+              }
             }
           }
         }
@@ -720,7 +727,10 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleOverOddShapesAndEveryBatchSize) {
 TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   // Each output is computed with the same operations whatever the batch size, kernel path (one-row
   // tiles, batched-decode panels, packed GEMM), thread count or residual form, so a row's logits are
-  // bit-identical alone or in any batch. Row 0 alone is the reference for every row position.
+  // bit-identical alone or in any batch. Row 0 alone is the reference for every row position. Prompt
+  // rows take kernels of their own on AMX (KernelTable::prompt_f16_tiles): each kind alone, and a
+  // batch of generated rows then prompt rows (one product over both), against each row alone in its
+  // kind.
   Qwen3Weights owner;
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
     for (int64_t cols : dtype == DType::Q8_0 ? std::vector<int64_t>{96, 1056} : std::vector<int64_t>{83, 1100}) {
@@ -733,23 +743,31 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
         if (!kernels::isa_supported(isa)) continue;
         const std::string name = std::string(kernels::isa_name(isa)) + " " + dtype_name(dtype);
         kernels::ThreadPool one(1), two(2);
-        std::vector<float> alone(static_cast<size_t>(batch * rows));
-        for (int64_t b = 0; b < batch; ++b) {
-          const kernels::MatmulTarget t[] = {{&w, alone.data() + b * rows, rows, false}};
-          kernels::parallel_matmul(one, kernels::kernel_table(isa), t, x.data() + b * cols, cols, 1);
+        // alone[kind]: each row in a batch of one, generated (0) and prompt (1).
+        std::vector<float> alone[2];
+        for (int kind : {0, 1}) {
+          alone[kind].resize(static_cast<size_t>(batch * rows));
+          for (int64_t b = 0; b < batch; ++b) {
+            const kernels::MatmulTarget t[] = {{&w, alone[kind].data() + b * rows, rows, false}};
+            kernels::parallel_matmul(one, kernels::kernel_table(isa), t, x.data() + b * cols, cols, 1, kind ? 0 : -1);
+          }
         }
         for (int64_t n = 2; n <= batch; n = n < 16 ? n + 1 : n + 8) {
           for (int64_t b0 : {int64_t{0}, batch - n}) {
-            // accumulate=true on top of 0.0 adds the residual form: 0 + s == s for every s but -0.
-            for (bool accumulate : {false, true}) {
-              std::vector<float> part(static_cast<size_t>(n * rows), 0.0f);
-              const kernels::MatmulTarget tp[] = {{&w, part.data(), rows, accumulate}};
-              kernels::parallel_matmul(n % 2 ? one : two, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols, n);
-              for (int64_t i = 0; i < n * rows; ++i) {
-                const float want = alone[b0 * rows + i];
-                if (accumulate && want == 0.0f) continue;
-                ASSERT_EQ(part[i], want) << name << " cols " << cols << " batch " << n << " from " << b0 << " output "
-                                         << i;
+            // All generated, all prompts, and the first third generated, the rest prompts.
+            for (int64_t prompt_begin : {n, int64_t{0}, n / 3}) {
+              // accumulate=true on top of 0.0 adds the residual form: 0 + s == s for every s but -0.
+              for (bool accumulate : {false, true}) {
+                std::vector<float> part(static_cast<size_t>(n * rows), 0.0f);
+                const kernels::MatmulTarget tp[] = {{&w, part.data(), rows, accumulate}};
+                kernels::parallel_matmul(n % 2 ? one : two, kernels::kernel_table(isa), tp, x.data() + b0 * cols, cols,
+                                         n, prompt_begin);
+                for (int64_t i = 0; i < n * rows; ++i) {
+                  const float want = alone[i / rows >= prompt_begin ? 1 : 0][b0 * rows + i];
+                  if (accumulate && want == 0.0f) continue;
+                  ASSERT_EQ(part[i], want) << name << " cols " << cols << " batch " << n << " from " << b0
+                                           << " prompts from " << prompt_begin << " output " << i;
+                }
               }
             }
           }

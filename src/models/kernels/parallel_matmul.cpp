@@ -1,5 +1,6 @@
 #include "models/kernels/parallel_matmul.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
@@ -22,6 +23,9 @@ constexpr int64_t kMinRowBlock = 24;
 constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
 constexpr size_t kMaxTargets = 4;
+// Weight rows per task where a target runs two kernels over them (generated and prompt rows): 64 rows
+// of 1,024 f16 columns are 128 KiB, still in L2 when the second kernel reads them.
+constexpr int64_t kTwoKindRows = 64;
 
 // Activations quantised for Q8_0 weights, kept per calling thread so that a forward pass allocates
 // only while its batches grow.
@@ -139,10 +143,37 @@ int64_t row_block(int64_t rows, int threads, int64_t granule) {
 }  // namespace
 
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
-                     const float* x, int64_t ldx, int64_t batch) {
+                     const float* x, int64_t ldx, int64_t batch, int64_t prompt_begin) {
   if (batch <= 0 || targets.empty()) return;
   if (targets.size() > kMaxTargets) throw std::invalid_argument("parallel_matmul: too many targets");
-  std::array<MatmulArgs, kMaxTargets> args{};
+  if (prompt_begin < 0 || prompt_begin > batch) prompt_begin = batch;
+  // F16 weights of prompt rows on the tile unit (KernelTable::prompt_f16_tiles) take their own kernel:
+  // a target of those whose batch holds both kinds is two products, generated rows [0, prompt_begin)
+  // and prompt rows [prompt_begin, batch), run one after the other on each block of weight rows, so
+  // that the block is read from memory once for both.
+  auto by_kind = [&](DType dtype) { return dtype == DType::F16 && kernels.prompt_f16_tiles && kernels.pack_bf16_parts; };
+  // Targets whose kernels read x as bf16 parts: BF16 weights on the tile unit, and F16 ones of prompt rows.
+  auto reads_parts = [&](DType dtype) { return kernels.pack_bf16_parts != nullptr && (dtype == DType::BF16 || by_kind(dtype)); };
+  const int64_t generated = prompt_begin, prompts = batch - prompt_begin;
+  bool bf16 = false, f16_kinds = false;
+  for (const MatmulTarget& t : targets) {
+    bf16 |= t.w->dtype == DType::BF16 && reads_parts(DType::BF16);
+    f16_kinds |= by_kind(t.w->dtype);
+  }
+  if (bf16 && f16_kinds && generated > 0 && prompts > 0) {
+    // One pass of x's parts cannot serve both BF16 targets (every row) and F16 ones (prompt rows
+    // alone): each kind of row on its own.
+    std::array<MatmulTarget, kMaxTargets> shifted{};
+    for (size_t i = 0; i < targets.size(); ++i) {
+      shifted[i] = targets[i];
+      shifted[i].y += generated * shifted[i].ldy;
+    }
+    parallel_matmul(pool, kernels, targets, x, ldx, generated, -1);
+    parallel_matmul(pool, kernels, std::span(shifted.data(), targets.size()), x + generated * ldx, ldx, prompts, 0);
+    return;
+  }
+  std::array<MatmulArgs, kMaxTargets> args{}, prompt_args{};
+  std::array<bool, kMaxTargets> two{};  // args: generated rows, prompt_args: prompt rows
   std::array<int64_t, kMaxTargets + 1> first_task{};
   std::array<int64_t, kMaxTargets> block{};
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -158,17 +189,30 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    const bool tiles =
-        (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (w.dtype == DType::BF16 && kernels.pack_bf16_parts);
+    const bool kinds = by_kind(w.dtype);
+    a.prompt = kinds && generated == 0;
+    two[i] = kinds && generated > 0 && prompts > 0;
+    if (two[i]) {
+      a.batch = generated;
+      MatmulArgs& p = prompt_args[i];
+      p = a;
+      p.prompt = true;
+      p.x = x + generated * ldx;
+      p.y = a.y + generated * a.ldy;
+      p.batch = prompts;
+    }
+    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (reads_parts(w.dtype) && (a.prompt || two[i] || w.dtype == DType::BF16));
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule);
+    // Both kinds: blocks small enough that the second kernel finds the weights in L2.
+    if (two[i]) block[i] = std::min(block[i], kTwoKindRows);
     first_task[i + 1] = first_task[i] + (w.rows() + block[i] - 1) / block[i];
   }
   const size_t n = targets.size();
-  // The width of the targets of one dtype, which read x converted once for all of them (0: none).
-  auto shared_cols = [&](DType dtype) {
+  // The width of the targets of one kind, which read x converted once for all of them (0: none).
+  auto shared_cols = [&](auto&& of_kind) {
     int64_t cols = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (args[i].dtype != dtype) continue;
+      if (!of_kind(i)) continue;
       if (cols != 0 && args[i].cols != cols) {
         throw std::invalid_argument("parallel_matmul: targets of different widths");
       }
@@ -177,7 +221,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     return cols;
   };
   // Q8_0 targets read x quantised (row_bytes above has checked their widths are whole blocks).
-  const int64_t q8_cols = shared_cols(DType::Q8_0);
+  const int64_t q8_cols = shared_cols([&](size_t i) { return args[i].dtype == DType::Q8_0; });
   if (q8_cols != 0) {
     const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols);
     for (size_t i = 0; i < n; ++i) {
@@ -188,12 +232,16 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd_tiles = qa.d_tiles.data();
     }
   }
-  // BF16 targets on the tile unit read x as bf16 parts.
-  const int64_t bf16_cols = kernels.pack_bf16_parts ? shared_cols(DType::BF16) : 0;
-  if (bf16_cols >= 32) {
-    const Bf16Activations& ba = pack_bf16(pool, kernels, x, ldx, batch, bf16_cols);
+  // BF16 targets on the tile unit read x as bf16 parts, F16 ones those of the prompt rows alone.
+  const int64_t parts_cols = shared_cols([&](size_t i) {
+    return (args[i].dtype == DType::BF16 && reads_parts(DType::BF16)) || (by_kind(args[i].dtype) && prompts > 0);
+  });
+  if (parts_cols >= 32) {
+    const int64_t from = bf16 ? 0 : generated;
+    const Bf16Activations& ba = pack_bf16(pool, kernels, x + from * ldx, ldx, batch - from, parts_cols);
     for (size_t i = 0; i < n; ++i) {
-      if (args[i].dtype == DType::BF16) args[i].xb_tiles = ba.parts.data();
+      if (!reads_parts(args[i].dtype)) continue;
+      (two[i] ? prompt_args[i] : args[i]).xb_tiles = ba.parts.data();
     }
   }
   pool.run(first_task[n], [&](int64_t task, int) {
@@ -203,6 +251,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     const int64_t begin = (task - first_task[i]) * block[i];
     const int64_t end = begin + block[i] < rows ? begin + block[i] : rows;
     kernels.matmul_rows(args[i], begin, end);
+    if (two[i]) kernels.matmul_rows(prompt_args[i], begin, end);
   });
 }
 

@@ -19,8 +19,9 @@ struct MatmulTarget {
 };
 
 // For every target: y = W x over the `batch` rows of x (row stride ldx). Each weight matrix is read
-// once for the whole batch.
+// once for the whole batch. Rows [prompt_begin, batch) are prompt positions (MatmulArgs::prompt),
+// the rows before them generated ones; prompt_begin < 0 or past the batch: none are prompts.
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
-                     const float* x, int64_t ldx, int64_t batch);
+                     const float* x, int64_t ldx, int64_t batch, int64_t prompt_begin = -1);
 
 }  // namespace ninfer::models::kernels

@@ -47,8 +47,12 @@ struct MatmulArgs {
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
   const int8_t* xq_tiles = nullptr;  // Q8_0 with KernelTable::q8_tiles: the same, in groups of 16 rows
   const float* xd_tiles = nullptr;   // (kQ8TileBlockBytes says how)
-  const uint16_t* xb_tiles = nullptr;  // BF16 with KernelTable::pack_bf16_parts: x's bf16 parts in
+  const uint16_t* xb_tiles = nullptr;  // BF16 with KernelTable::pack_bf16_parts (and F16 of prompt
+                                       // rows with KernelTable::prompt_f16_tiles): x's bf16 parts in
                                        // groups of 16 rows (kPairTileBlockValues says how)
+  // The rows are prompt positions. A kernel may compute them its own way (KernelTable::attention says
+  // why and what holds), as AMX does for F16 weights.
+  bool prompt = false;
 };
 
 struct KernelTable {
@@ -73,6 +77,9 @@ struct KernelTable {
   // the same bits however it is batched; a prompt position and a generated one agree to rounding.
   void (*prompt_attention)(const CausalAttentionArgs& args) = nullptr;
   auto attention(bool prompt) const { return prompt && prompt_attention ? prompt_attention : causal_attention; }
+  // F16 matmuls of prompt rows read xb_tiles too (AMX: on the tile unit, with each weight split into
+  // two exact bf16 parts, which pays only when many rows share the split).
+  bool prompt_f16_tiles = false;
   // Query vectors (positions x GQA group) per attention call: what one K/V tile is read for.
   int attention_queries = 64;
   int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 128

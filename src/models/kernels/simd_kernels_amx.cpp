@@ -428,8 +428,8 @@ NINFER_AMX_TARGET void pair_groups_tile(const MatmulArgs& a, const uint8_t* w0, 
 }
 
 // Adds the columns past the last whole 32 to tile sums of group g (out as in store_tile): an fp32
-// chain from 0 per output, added last.
-inline void add_bf16_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0, int64_t first) {
+// chain from 0 per output, added last. For BF16 and F16 weights.
+inline void add_column_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0, int64_t first) {
   const int64_t rows = std::min<int64_t>(kTileRows, a.batch - g * kTileRows);
   for (int64_t n = 0; n < rows; ++n) {
     const float* x = a.x + (g * kTileRows + n) * a.ldx;
@@ -437,7 +437,7 @@ inline void add_bf16_tail(const MatmulArgs& a, float* out, int64_t g, int64_t t0
       const auto* w = reinterpret_cast<const uint16_t*>(a.w + static_cast<size_t>(r) * a.w_row_bytes);
       float tail = 0.0f;
       for (int64_t k = a.cols / 32 * 32; k < a.cols; ++k) {
-        tail = std::fma(bf16_to_f32(w[k]), x[k], tail);
+        tail = std::fma(a.dtype == DType::BF16 ? bf16_to_f32(w[k]) : f16_to_f32(w[k]), x[k], tail);
       }
       out[16 * (r - t0) + n] += tail;
     }
@@ -463,8 +463,124 @@ NINFER_AMX_TARGET void bf16_matmul_rows(const MatmulArgs& a, int64_t row_begin, 
           pair_groups_tile<1>(a, w0, g, out, pf);
         }
         for (int j = 0; j < ng; ++j) {
-          if (a.cols % 32 != 0) add_bf16_tail(a, out[j], g + j, t0, pass.first[i]);
+          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, t0, pass.first[i]);
           store_tile(a, out[j], g + j, t0, pass.first[i]);
+        }
+      }
+      g += ng;
+    }
+  }
+  _tile_release();
+}
+
+// ---- F16 weights of prompt rows: each weight in two exact bf16 parts ----
+//
+// An f16 has 11 significant bits: hi = the value truncated to bf16 (8 of them) and lo = the rest (at
+// most 3) are both bf16 values and w = hi + lo exactly. Each 16-row tile's weights are split once,
+// into scratch, for all the activation groups; a block then adds hi x1, lo x1, hi x2 in that order
+// (x1 and x2 the activations' first two parts, pack_bf16_parts): the "bf16x3" products, which leave
+// out lo x2 and x3, under 2^-13 of each product (x's own f16 rounding in llama.cpp's f16 matmuls is
+// 2^-11). Prompt rows only (MatmulArgs::prompt): a decode row would pay the split alone (B=1 decode
+// went from 63 to 91-155 ms on 2 threads), so generated rows keep the AVX-512 kernel, and each kind
+// is the same however batched. A step that holds both kinds reads each weight block once for both
+// (parallel_matmul's prompt_begin).
+
+NINFER_AMX_TARGET inline __attribute__((always_inline)) __m512 widen_f16(const uint16_t* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// A tile's weights as parts: per block of 32 columns, hi then lo, each 16 rows x 32 bf16 (one tile).
+// Block kb (32 columns) of a tile's 16 weight rows as parts: hi (16 rows x 32 bf16) then lo.
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void split_f16_block(const MatmulArgs& a, const uint8_t* w0,
+                                                                             int64_t kb, uint16_t* block) {
+  const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  for (int m = 0; m < kTileRows; ++m) {
+    const auto* row = reinterpret_cast<const uint16_t*>(w0 + m * a.w_row_bytes);
+    const __m512 w[2] = {widen_f16(row + 32 * kb), widen_f16(row + 32 * kb + 16)};
+    __m512 hi[2], lo[2];
+    for (int i = 0; i < 2; ++i) {
+      hi[i] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(w[i]), top));
+      lo[i] = _mm512_sub_ps(w[i], hi[i]);
+    }
+    // The parts are bf16 values already: the conversions are exact.
+    _mm512_storeu_si512(block + m * 32, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi[1], hi[0])));
+    _mm512_storeu_si512(block + kPairTileBlockValues + m * 32,
+                        reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(lo[1], lo[0])));
+  }
+}
+
+// A tile's weights as parts: per block of 32 columns, hi then lo, each 16 rows x 32 bf16 (one tile).
+NINFER_AMX_TARGET void split_f16_tile(const MatmulArgs& a, const uint8_t* w0, uint16_t* parts) {
+  for (int64_t kb = 0; kb < a.cols / 32; ++kb) split_f16_block(a, w0, kb, parts + kb * 2 * kPairTileBlockValues);
+}
+
+// Sums of a split tile against activation groups [g, g + NG): out[i][m][n]. Tiles: sums (0, 1),
+// weight parts (2: hi, 3: lo), activation parts of the two groups (4, 5 and 6, 7 in turn). The parts
+// of block kb come from parts (split_f16_tile's layout) or, where parts is null, are split from the
+// weights at w0 just before their products, into a 2 KiB block that stays in L1: a batch of one or
+// two groups uses each split once, and a whole tile's parts (64 KiB at 1,024 columns, 4 per pass)
+// made the split's stores cost more than its products. Either way the same products in the same order.
+template <int NG>
+NINFER_AMX_TARGET void f16_groups_tile(const MatmulArgs& a, const uint16_t* parts, const uint8_t* w0, int64_t g,
+                                       float (*out)[kTileRows * 16]) {
+  const int64_t blocks = a.cols / 32;
+  constexpr int64_t kBlock = kBf16Parts * kPairTileBlockValues;
+  constexpr int64_t P = kPairTileBlockValues;
+  alignas(64) uint16_t split[2 * P];
+  const uint16_t* x0 = a.xb_tiles + g * blocks * kBlock;
+  const uint16_t* x1 = x0 + blocks * kBlock;
+  _tile_zero(0);
+  if constexpr (NG == 2) _tile_zero(1);
+  for (int64_t kb = 0; kb < blocks; ++kb) {
+    const int64_t off = kb * kBlock;
+    const uint16_t* wp = parts ? parts + kb * 2 * P : split;
+    if (!parts) split_f16_block(a, w0, kb, split);
+    _tile_loadd(2, wp, 64);
+    _tile_loadd(3, wp + P, 64);
+    _tile_loadd(4, x0 + off, 64);
+    if constexpr (NG == 2) _tile_loadd(5, x1 + off, 64);
+    _tile_dpbf16ps(0, 2, 4);
+    if constexpr (NG == 2) _tile_dpbf16ps(1, 2, 5);
+    _tile_dpbf16ps(0, 3, 4);
+    if constexpr (NG == 2) _tile_dpbf16ps(1, 3, 5);
+    _tile_loadd(6, x0 + off + P, 64);
+    if constexpr (NG == 2) _tile_loadd(7, x1 + off + P, 64);
+    _tile_dpbf16ps(0, 2, 6);
+    if constexpr (NG == 2) _tile_dpbf16ps(1, 2, 7);
+  }
+  _tile_stored(0, out[0], 64);
+  if constexpr (NG == 2) _tile_stored(1, out[1], 64);
+}
+
+NINFER_AMX_TARGET void f16_prompt_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+  static const TileConfig config = pair_tile_config();
+  _tile_loadconfig(&config);
+  const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
+  const int64_t tile_values = a.cols / 32 * 2 * kPairTileBlockValues;
+  thread_local std::vector<uint16_t> parts;
+  if (groups > 2) parts.resize(static_cast<size_t>(kTilesPerPass * tile_values));
+  alignas(64) float out[2][kTileRows * 16];
+  for (int64_t r0 = row_begin; r0 < row_end; r0 += kTilesPerPass * kTileRows) {
+    const TilePass pass(r0, row_end);
+    const bool whole = groups > 2;  // split each tile once for its groups; else block by block
+    if (whole) {
+      for (int64_t i = 0; i < pass.count; ++i) {
+        split_f16_tile(a, a.w + static_cast<size_t>(pass.start[i]) * a.w_row_bytes, parts.data() + i * tile_values);
+      }
+    }
+    for (int64_t g = 0; g < groups;) {
+      const int ng = groups - g >= 2 ? 2 : 1;
+      for (int64_t i = 0; i < pass.count; ++i) {
+        const uint16_t* tile = whole ? parts.data() + i * tile_values : nullptr;
+        const uint8_t* w0 = a.w + static_cast<size_t>(pass.start[i]) * a.w_row_bytes;
+        if (ng == 2) {
+          f16_groups_tile<2>(a, tile, w0, g, out);
+        } else {
+          f16_groups_tile<1>(a, tile, w0, g, out);
+        }
+        for (int j = 0; j < ng; ++j) {
+          if (a.cols % 32 != 0) add_column_tail(a, out[j], g + j, pass.start[i], pass.first[i]);
+          store_tile(a, out[j], g + j, pass.start[i], pass.first[i]);
         }
       }
       g += ng;
@@ -481,6 +597,8 @@ void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
     q8_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::BF16 && tiles) {
     bf16_matmul_rows(a, row_begin, row_end);
+  } else if (a.dtype == DType::F16 && a.prompt && tiles && a.xb_tiles != nullptr) {
+    f16_prompt_matmul_rows(a, row_begin, row_end);
   } else {
     avx512::kTable.matmul_rows(a, row_begin, row_end);
   }
@@ -496,6 +614,7 @@ const KernelTable kTable = [] {
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;
   t.prompt_attention_queries = 128;
+  t.prompt_f16_tiles = true;
   return t;
 }();
 

@@ -1,6 +1,7 @@
 #include "models/qwen3/qwen3_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -388,6 +389,39 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     });
   };
 
+  // The chunk's matrix products, rows [0, rows) of `in`, row r a prompt position if is_prompt(r). On
+  // AMX, prompt rows of F16 weights take a kernel of their own (KernelTable::prompt_f16_tiles):
+  // generated rows then prompt rows (how the engine orders a step) are one product that reads each
+  // weight block once for both kinds; any other order, one product per run of a kind.
+  auto matmul = [&](std::span<const MatmulTarget> targets, const float* in, int64_t ldx, int64_t rows,
+                    auto&& is_prompt) {
+    bool by_kind = false;
+    for (const MatmulTarget& t : targets) by_kind |= t.w->dtype == DType::F16 && kernels_->prompt_f16_tiles;
+    int64_t prompt_begin = 0;
+    while (prompt_begin < rows && !is_prompt(prompt_begin)) ++prompt_begin;
+    int64_t e = prompt_begin;
+    while (e < rows && is_prompt(e)) ++e;
+    if (!by_kind || e == rows) {
+      kernels::parallel_matmul(*pool_, *kernels_, targets, in, ldx, rows, prompt_begin);
+      return;
+    }
+    std::array<MatmulTarget, 4> run{};
+    if (targets.size() > run.size()) throw std::logic_error("matmul: too many targets");
+    for (int64_t b = 0; b < rows;) {
+      const bool prompt = is_prompt(b);
+      e = b + 1;
+      while (e < rows && is_prompt(e) == prompt) ++e;
+      for (size_t i = 0; i < targets.size(); ++i) {
+        run[i] = targets[i];
+        run[i].y += b * run[i].ldy;
+      }
+      kernels::parallel_matmul(*pool_, *kernels_, std::span(run.data(), targets.size()), in + b * ldx, ldx, e - b,
+                               prompt ? 0 : -1);
+      b = e;
+    }
+  };
+  auto item_is_prompt = [&](int64_t t) { return items_[t].prompt; };
+
   const size_t embed_row = row_bytes(w.embed.dtype, hidden);
   for (int64_t t = 0; t < n; ++t) {
     const Item& it = items_[t];
@@ -407,7 +441,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
 
     each_row([&](int64_t t) { rms_norm(x + t * sx, nw.attn.data(), hidden, eps, h + t * sx); });
     const MatmulTarget qkv[] = {{&lw.q_proj, q, sq, false}, {&lw.k_proj, k, skv, false}, {&lw.v_proj, v, skv, false}};
-    kernels::parallel_matmul(*pool_, *kernels_, qkv, h, sx, n);
+    matmul(qkv, h, sx, n, item_is_prompt);
 
     each_row([&](int64_t t) {
       const Item& it = items_[t];
@@ -471,11 +505,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     });
 
     const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};
-    kernels::parallel_matmul(*pool_, *kernels_, o, attn, sq, n);
+    matmul(o, attn, sq, n, item_is_prompt);
 
     each_row([&](int64_t t) { rms_norm(x + t * sx, nw.ffn.data(), hidden, eps, h + t * sx); });
     const MatmulTarget gate_up[] = {{&lw.gate_proj, gate, si, false}, {&lw.up_proj, up, si, false}};
-    kernels::parallel_matmul(*pool_, *kernels_, gate_up, h, sx, n);
+    matmul(gate_up, h, sx, n, item_is_prompt);
 
     constexpr int64_t kSiluBlock = 1024;
     const int64_t parts = (inter + kSiluBlock - 1) / kSiluBlock;
@@ -489,18 +523,21 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     });
 
     const MatmulTarget down[] = {{&lw.down_proj, x, sx, true}};
-    kernels::parallel_matmul(*pool_, *kernels_, down, gate, si, n);
+    matmul(down, gate, si, n, item_is_prompt);
   }
 
   // Logits only for the positions asked for; they are consecutive rows of the output.
   int64_t m = 0;
+  logit_items_.clear();
   for (int64_t t = 0; t < n; ++t) {
-    if (items_[t].wants_logits) rms_norm(x + t * sx, final_norm_.data(), hidden, eps, h + (m++) * sx);
+    if (!items_[t].wants_logits) continue;
+    rms_norm(x + t * sx, final_norm_.data(), hidden, eps, h + (m++) * sx);
+    logit_items_.push_back(static_cast<int>(t));
   }
   if (m > 0) {
     const int64_t vocab = c.vocab_size;
     const MatmulTarget head[] = {{&w.lm_head, logits.data() + logits_row * vocab, vocab, false}};
-    kernels::parallel_matmul(*pool_, *kernels_, head, h, sx, m);
+    matmul(head, h, sx, m, [&](int64_t r) { return items_[logit_items_[r]].prompt; });
     logits_row += m;
   }
   for (const Item& it : items_) kv_->set_length(it.slot, it.pos + 1);

@@ -91,6 +91,7 @@ class Qwen3Model final : public LanguageModel {
 
   // Scratch, grown on first use and then reused: a steady decode step allocates nothing.
   std::vector<Item> items_;
+  std::vector<int> logit_items_;  // the items whose logits a chunk computes, in order
   std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, attention_scratch_;
   std::vector<AttentionBlock> attention_blocks_;
   std::vector<char> slot_seen_;
