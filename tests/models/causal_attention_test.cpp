@@ -27,7 +27,9 @@ double tolerance(double magnitude) { return 1e-6 + 8.0 * std::ldexp(magnitude, -
 // The AMX prompt kernel's bf16x3 products (causal_attention_amx.cpp) leave out under 2^-13 of each
 // product: a score moves by at most 2^-13 of `magnitude`, which moves the softmax-weighted mean of
 // values in [-1, 1] by at most twice that; the weights' own parts by 2^-13 of the output's scale.
-double bf16x3_tolerance(double magnitude) { return tolerance(magnitude) + std::ldexp(magnitude, -12) + std::ldexp(1.0, -13); }
+double bf16x3_tolerance(double magnitude) {
+  return tolerance(magnitude) + std::ldexp(magnitude, -12) + std::ldexp(1.0, -13);
+}
 
 // Values in [-1, 1) from a hash of (seed, index): unrelated to any structure of the kernel's tiles.
 float noise(uint64_t seed, uint64_t i) {
@@ -128,7 +130,8 @@ std::vector<Kernel> supported_kernels() {
     const kernels::KernelTable& kt = kernels::kernel_table(isa);
     out.push_back({std::string(kernels::isa_name(isa)) + " generated", kt.attention(false)});
     if (kt.attention(true) != kt.attention(false)) {
-      out.push_back({std::string(kernels::isa_name(isa)) + " prompt", kt.attention(true), bf16x3_tolerance});
+      out.push_back(
+          {std::string(kernels::isa_name(isa)) + " prompt", kt.attention(true), bf16x3_tolerance});
     }
   }
   return out;

@@ -151,9 +151,13 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   // a target of those whose batch holds both kinds is two products, generated rows [0, prompt_begin)
   // and prompt rows [prompt_begin, batch), run one after the other on each block of weight rows, so
   // that the block is read from memory once for both.
-  auto by_kind = [&](DType dtype) { return dtype == DType::F16 && kernels.prompt_f16_tiles && kernels.pack_bf16_parts; };
+  auto by_kind = [&](DType dtype) {
+    return dtype == DType::F16 && kernels.prompt_f16_tiles && kernels.pack_bf16_parts != nullptr;
+  };
   // Targets whose kernels read x as bf16 parts: BF16 weights on the tile unit, and F16 ones of prompt rows.
-  auto reads_parts = [&](DType dtype) { return kernels.pack_bf16_parts != nullptr && (dtype == DType::BF16 || by_kind(dtype)); };
+  auto reads_parts = [&](DType dtype) {
+    return kernels.pack_bf16_parts != nullptr && (dtype == DType::BF16 || by_kind(dtype));
+  };
   const int64_t generated = prompt_begin, prompts = batch - prompt_begin;
   bool bf16 = false, f16_kinds = false;
   for (const MatmulTarget& t : targets) {
@@ -201,7 +205,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       p.y = a.y + generated * a.ldy;
       p.batch = prompts;
     }
-    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (reads_parts(w.dtype) && (a.prompt || two[i] || w.dtype == DType::BF16));
+    const bool tile_kernel = w.dtype == DType::BF16 || a.prompt || two[i];
+    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (reads_parts(w.dtype) && tile_kernel);
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule);
     // Both kinds: blocks small enough that the second kernel finds the weights in L2.
     if (two[i]) block[i] = std::min(block[i], kTwoKindRows);
