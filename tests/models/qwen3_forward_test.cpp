@@ -777,6 +777,36 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   }
 }
 
+TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {
+  // One call with a BF16 target and an F16 one over a batch of generated rows then prompt rows: on
+  // AMX the BF16 kernel reads every row's bf16 parts and the F16 one only the prompt rows', so the
+  // call runs each kind on its own; every output still equals its row alone in its kind.
+  Qwen3Weights owner;
+  const int64_t rows = 40, cols = 96, batch = 21, prompt_begin = 7;
+  std::vector<float> wv(static_cast<size_t>(rows * cols)), x(static_cast<size_t>(batch * cols));
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.37 * static_cast<double>(i));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11 * static_cast<double>(i));
+  const TensorView wb = make_tensor(owner, "wb", {rows, cols}, DType::BF16, wv);
+  const TensorView wf = make_tensor(owner, "wf", {rows, cols}, DType::F16, wv);
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    kernels::ThreadPool pool(2);
+    std::vector<float> yb(static_cast<size_t>(batch * rows)), yf(yb.size());
+    const kernels::MatmulTarget both[] = {{&wb, yb.data(), rows, false}, {&wf, yf.data(), rows, false}};
+    kernels::parallel_matmul(pool, kernels::kernel_table(isa), both, x.data(), cols, batch, prompt_begin);
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<float> ab(static_cast<size_t>(rows)), af(ab.size());
+      const kernels::MatmulTarget one[] = {{&wb, ab.data(), rows, false}, {&wf, af.data(), rows, false}};
+      kernels::parallel_matmul(pool, kernels::kernel_table(isa), one, x.data() + b * cols, cols, 1,
+                               b >= prompt_begin ? 0 : -1);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(yb[b * rows + r], ab[r]) << kernels::isa_name(isa) << " bf16 row " << b << " output " << r;
+        ASSERT_EQ(yf[b * rows + r], af[r]) << kernels::isa_name(isa) << " f16 row " << b << " output " << r;
+      }
+    }
+  }
+}
+
 TEST(Qwen3Kernels, SiluMatchesDoubleAndAnElementsBitsDoNotDependOnWhereItSits) {
   // The MLP gate silu(g) u against an FP64 oracle, within 2^-21 of the result (a few ulp) or 1e-30
   // (g below -87, where exp(g) is taken as 0), over special and random values; NaN stays NaN and
