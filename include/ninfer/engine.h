@@ -43,6 +43,9 @@ struct EngineOptions {
   DraftDistribution draft_q = DraftDistribution::OneHot;
   size_t grammar_cache_bytes = size_t(256) << 20;
   int threads = 0;                            // model threads; 0 = hardware concurrency
+  // Weights copied once into memory backed by transparent huge pages (faster decode: fewer TLB
+  // misses) instead of mapped from the file (shared with the page cache, nothing copied).
+  bool huge_pages = true;
   int max_outstanding = 256;                  // submitted but unfinished requests
   // Chunked prefill: a step's forward pass holds at most max_step_tokens positions (decode rows and
   // prompt chunks together). While any row is decoding, prompts advance by at most

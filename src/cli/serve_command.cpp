@@ -49,6 +49,8 @@ void register_serve_command(CLI::App& app, int& status) {
   auto prefix_cache_mib = std::make_shared<size_t>(o->engine.prefix_cache_bytes >> 20);
   cmd->add_option("--prefix-cache-mib", *prefix_cache_mib, "memory for the exact prefix cache (0 = off)")->capture_default_str();
   cmd->add_option("--threads", o->engine.threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
+  cmd->add_flag_callback("--no-huge-pages", [o] { o->engine.huge_pages = false; },
+                         "map the weights from the file (shared, nothing copied) instead of copying them into huge pages");
   add_speculative_flags(*cmd, o->engine);
   cmd->add_option("--io-threads", o->io_threads, "threads that run all connections")
       ->check(integer_option<int>(1))

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/mapped_file.h"
 #include "models/tensor.h"
 
 namespace ninfer::models::gguf {
@@ -95,7 +96,7 @@ constexpr uint64_t kMaxStringBytes = 1u << 30;
 constexpr uint32_t kMaxDims = 4;
 
 File parse(std::span<const uint8_t> bytes, const std::string& label);
-File open(const std::string& path);
+File open(const std::string& path, Residency residency = Residency::Mapped);
 
 // Streams a GGUF file: declare metadata and tensors (TensorView order: shape {rows, cols}), then
 // begin() writes the header and each tensor's bytes follow in declaration order through write(),

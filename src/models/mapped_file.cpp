@@ -6,13 +6,33 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "models/model_error.h"
 
 namespace ninfer::models {
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
+namespace {
+
+// The file's bytes copied into anonymous memory aligned to 2 MiB (at data) and advised as huge pages:
+// the region to unmap later, or null when it cannot be mapped.
+void* huge_page_copy(const void* bytes, size_t size, size_t& region_bytes, const uint8_t*& data) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  region_bytes = (size + kHuge - 1) / kHuge * kHuge + kHuge;
+  void* region = ::mmap(nullptr, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return nullptr;
+  auto* aligned = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(region) + kHuge - 1) & ~(kHuge - 1));
+  ::madvise(aligned, region_bytes - static_cast<size_t>(aligned - static_cast<uint8_t*>(region)), MADV_HUGEPAGE);
+  std::memcpy(aligned, bytes, size);
+  ::mprotect(region, region_bytes, PROT_READ);
+  data = aligned;
+  return region;
+}
+
+}  // namespace
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, Residency residency) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw ModelError(ModelErrorKind::NotFound, "cannot open " + path + ": " + std::strerror(errno), path);
   struct stat st {};
@@ -32,13 +52,23 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
     }
     file->data_ = static_cast<const uint8_t*>(p);
     file->size_ = static_cast<size_t>(st.st_size);
+    file->region_ = p;
+    file->region_bytes_ = file->size_;
+    size_t bytes = 0;
+    if (residency == Residency::HugePages) {
+      if (void* region = huge_page_copy(p, file->size_, bytes, file->data_)) {
+        ::munmap(p, file->size_);
+        file->region_ = region;
+        file->region_bytes_ = bytes;
+      }
+    }
   }
   ::close(fd);
   return file;
 }
 
 MappedFile::~MappedFile() {
-  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (region_) ::munmap(region_, region_bytes_);
 }
 
 }  // namespace ninfer::models

@@ -43,16 +43,17 @@ std::unique_ptr<LanguageModel> load_model(const std::string& path, const ModelLo
   std::error_code ec;
   const fs::path p(path);
   qwen3::LoadedQwen3 loaded;
+  const Residency residency = options.huge_pages ? Residency::HugePages : Residency::Mapped;
   if (fs::is_directory(p, ec)) {
     if (fs::is_regular_file(p / "config.json", ec)) {
-      loaded = qwen3::load_hf_folder(path);
+      loaded = qwen3::load_hf_folder(path, residency);
     } else {
       const std::string g = lone_gguf(p);
       if (g.empty()) throw ModelError(ModelErrorKind::NotFound, "no config.json or .gguf file in " + path, (p / "config.json").string());
-      loaded = qwen3::load_gguf(g);
+      loaded = qwen3::load_gguf(g, residency);
     }
   } else if (fs::is_regular_file(p, ec)) {
-    loaded = qwen3::load_gguf(path);
+    loaded = qwen3::load_gguf(path, residency);
   } else {
     throw ModelError(ModelErrorKind::NotFound, "no model at " + path, path);
   }

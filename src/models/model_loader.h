@@ -13,6 +13,7 @@ struct ModelLoadOptions {
   int slots = 8;            // sequence slots (KV caches)
   int max_context = 4096;   // positions per slot, capped by the model's max_position_embeddings; 0 = the model's
   int threads = 0;          // compute threads; 0 = hardware concurrency
+  bool huge_pages = true;   // weights copied into huge pages (Residency::HugePages) instead of mapped
 };
 
 // `path`: a folder with config.json (Hugging Face layout), a .gguf file, or a folder without

@@ -179,7 +179,7 @@ File parse(std::span<const uint8_t> bytes, const std::string& label) {
   return file;
 }
 
-File open(const std::string& path) { return open_mapped<File>(path, parse); }
+File open(const std::string& path, Residency residency) { return open_mapped<File>(path, parse, residency); }
 
 Writer::Writer(const std::string& path, std::vector<TensorSpec> tensors, const std::map<std::string, std::string>& metadata)
     : path_(path) {

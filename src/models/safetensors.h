@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/mapped_file.h"
 #include "models/tensor.h"
 
 namespace ninfer::models::safetensors {
@@ -32,8 +33,8 @@ struct File {
 // Parses a whole file image; `label` names it in errors. Views point into `bytes` (or into copies
 // held by File::storage when a tensor is not aligned for its element type).
 File parse(std::span<const uint8_t> bytes, const std::string& label);
-// Maps `path` and parses it; File::storage keeps the mapping alive.
-File open(const std::string& path);
+// Maps `path` (or copies it, Residency) and parses it; File::storage keeps the bytes alive.
+File open(const std::string& path, Residency residency = Residency::Mapped);
 
 // Element type name in safetensors headers ("F32", "F16", "BF16"); Q8_0 has none (throws).
 const char* dtype_tag(DType dtype);

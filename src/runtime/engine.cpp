@@ -14,6 +14,7 @@ Engine::Engine(EngineOptions options) {
   lo.slots = options.max_batch_rows;
   lo.max_context = options.max_context;
   lo.threads = options.threads;
+  lo.huge_pages = options.huge_pages;
   std::shared_ptr<models::LanguageModel> model = models::load_model(path, lo);
   runtime::ModelChatTemplates templates(runtime::model_tokenizer_config(path), path);
   std::shared_ptr<models::LanguageModel> draft;

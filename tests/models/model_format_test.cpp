@@ -151,6 +151,25 @@ TEST(ModelFormat, MappedFileMapsAndReportsMissingFiles) {
   expect_model_error([&] { MappedFile::open(tmp.path()); }, ModelErrorKind::NotFound, tmp.path());
 }
 
+TEST(ModelFormat, AHugePageCopyHoldsTheFilesBytesOnA2MiBBoundary) {
+  // Residency::HugePages: the bytes copied into anonymous memory (2 MiB aligned, so that huge pages
+  // can back it), the same as the mapping's, across a size that is not a whole number of pages.
+  TempDir tmp;
+  std::string text(3 * 4096 + 123, '\0');
+  for (size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i * 7 % 26);
+  write_text(tmp.file("b.bin"), text);
+  auto mapped = MappedFile::open(tmp.file("b.bin"));
+  auto copied = MappedFile::open(tmp.file("b.bin"), Residency::HugePages);
+  ASSERT_EQ(copied->size(), text.size());
+  EXPECT_EQ(std::memcmp(copied->data(), mapped->data(), text.size()), 0);
+  EXPECT_NE(copied->data(), mapped->data());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copied->data()) % (uintptr_t(2) << 20), 0u);
+  write_text(tmp.file("empty.bin"), "");
+  EXPECT_EQ(MappedFile::open(tmp.file("empty.bin"), Residency::HugePages)->size(), 0u);
+  expect_model_error([&] { MappedFile::open(tmp.file("nope.bin"), Residency::HugePages); }, ModelErrorKind::NotFound,
+                     "nope.bin");
+}
+
 class SafetensorsRoundTrip : public ::testing::TestWithParam<DType> {};
 
 TEST_P(SafetensorsRoundTrip, WriteThenReadGivesTheSameValues) {

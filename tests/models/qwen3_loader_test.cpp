@@ -209,6 +209,27 @@ TEST_P(GgufTypeTest, HoldsTheSafetensorsValues) {
 INSTANTIATE_TEST_SUITE_P(AllTypes, GgufTypeTest, ::testing::Values(DType::F32, DType::F16, DType::BF16, DType::Q8_0),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
+TEST(Qwen3Loader, WeightsInHugePagesAreTheSameModel) {
+  // load_model copies the weights into huge pages by default: the same logits as the mapped files,
+  // for a safetensors folder and a GGUF file.
+  NINFER_REQUIRE_QWEN3_ASSETS();
+  const auto& m = generated_tiny_model();
+  for (const std::string& path : {m.dir, m.gguf}) {
+    ModelLoadOptions mapped, huge;
+    mapped.slots = huge.slots = 1;
+    mapped.max_context = huge.max_context = 64;
+    mapped.huge_pages = false;
+    huge.huge_pages = true;
+    auto a = load_model(path, mapped), b = load_model(path, huge);
+    const std::vector<int32_t> tokens = {1, 17, 300, 4000, 25};
+    std::vector<float> la(static_cast<size_t>(a->vocab_size())), lb(la.size());
+    const ForwardRow row{0, tokens, 1};
+    a->forward(std::span(&row, 1), la);
+    b->forward(std::span(&row, 1), lb);
+    EXPECT_EQ(la, lb) << path;
+  }
+}
+
 TEST(Qwen3Loader, SafetensorsDtypesLoadTheSameModel) {
   NINFER_REQUIRE_QWEN3_ASSETS();
   const auto f32 = qwen3::load_hf_weights(generated_tiny_model(DType::F32).dir);

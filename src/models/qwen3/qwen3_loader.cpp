@@ -221,7 +221,7 @@ Qwen3Config parse_hf_config(std::string_view config_json, const std::string& lab
   return c;
 }
 
-std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir) {
+std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) fail(ModelErrorKind::NotFound, "model folder " + dir + " does not exist", dir);
   auto w = std::make_shared<Qwen3Weights>();
@@ -232,7 +232,7 @@ std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir) {
   std::map<std::string, TensorView> all;        // every tensor of every shard
   std::map<std::string, std::string> where;     // tensor -> shard path
   const auto add_file = [&](const std::string& path) {
-    safetensors::File f = safetensors::open(path);
+    safetensors::File f = safetensors::open(path, residency);
     for (TensorView& t : f.tensors) {
       if (all.count(t.name)) fail(ModelErrorKind::BadHeader, "tensor " + t.name + " also appears in " + where[t.name], path + ":" + t.name);
       where[t.name] = path;
@@ -290,9 +290,9 @@ std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir) {
   return w;
 }
 
-LoadedQwen3 load_hf_folder(const std::string& dir) {
+LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency) {
   LoadedQwen3 out;
-  out.weights = load_hf_weights(dir);
+  out.weights = load_hf_weights(dir, residency);
   out.format = "safetensors";
   out.dtype = dtype_summary(*out.weights);
   try {
@@ -367,8 +367,8 @@ std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path) {
   return weights_from_gguf(file);
 }
 
-LoadedQwen3 load_gguf(const std::string& path) {
-  gguf::File file = gguf::open(path);
+LoadedQwen3 load_gguf(const std::string& path, Residency residency) {
+  gguf::File file = gguf::open(path, residency);
   LoadedQwen3 out;
   out.weights = weights_from_gguf(file);
   out.format = "gguf";

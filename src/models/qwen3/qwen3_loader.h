@@ -27,10 +27,11 @@ Qwen3Config gguf_qwen3_config(const gguf::File& file);
 
 // Throw ModelError (NotFound, BadHeader, Truncated, MissingTensor, WrongShape, UnknownDtype,
 // BadConfig, Unsupported) naming the file and the tensor / key / offset.
-LoadedQwen3 load_hf_folder(const std::string& dir);
-LoadedQwen3 load_gguf(const std::string& path);
+// `residency`: how the weight files are held (mapped_file.h).
+LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency = Residency::Mapped);
+LoadedQwen3 load_gguf(const std::string& path, Residency residency = Residency::Mapped);
 // The weights alone (tests, references): no tokenizer is built.
-std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir);
+std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency = Residency::Mapped);
 std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path);
 // From a parsed GGUF (views into its bytes; the result keeps file.storage alive).
 std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file);
