@@ -54,8 +54,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, Resi
     file->size_ = static_cast<size_t>(st.st_size);
     file->region_ = p;
     file->region_bytes_ = file->size_;
-    size_t bytes = 0;
     if (residency == Residency::HugePages) {
+      size_t bytes = 0;
       if (void* region = huge_page_copy(p, file->size_, bytes, file->data_)) {
         ::munmap(p, file->size_);
         file->region_ = region;

@@ -151,17 +151,15 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   // a target of those whose batch holds both kinds is two products, generated rows [0, prompt_begin)
   // and prompt rows [prompt_begin, batch), run one after the other on each block of weight rows, so
   // that the block is read from memory once for both.
-  auto by_kind = [&](DType dtype) {
-    return dtype == DType::F16 && kernels.prompt_f16_tiles && kernels.pack_bf16_parts != nullptr;
-  };
-  // Targets whose kernels read x as bf16 parts: BF16 weights on the tile unit, and F16 ones of prompt rows.
-  auto reads_parts = [&](DType dtype) {
-    return kernels.pack_bf16_parts != nullptr && (dtype == DType::BF16 || by_kind(dtype));
-  };
+  auto by_kind = [&](DType dtype) { return kernels.matmul_by_kind(dtype); };
+  // Targets whose kernels read x as bf16 parts: BF16 weights on the tile unit (every row), and F16
+  // ones by kind (prompt rows).
+  auto bf16_parts = [&](DType dtype) { return dtype == DType::BF16 && kernels.pack_bf16_parts != nullptr; };
+  auto reads_parts = [&](DType dtype) { return bf16_parts(dtype) || by_kind(dtype); };
   const int64_t generated = prompt_begin, prompts = batch - prompt_begin;
   bool bf16 = false, f16_kinds = false;
   for (const MatmulTarget& t : targets) {
-    bf16 |= t.w->dtype == DType::BF16 && reads_parts(DType::BF16);
+    bf16 |= bf16_parts(t.w->dtype);
     f16_kinds |= by_kind(t.w->dtype);
   }
   if (bf16 && f16_kinds && generated > 0 && prompts > 0) {
@@ -239,7 +237,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   }
   // BF16 targets on the tile unit read x as bf16 parts, F16 ones those of the prompt rows alone.
   const int64_t parts_cols = shared_cols([&](size_t i) {
-    return (args[i].dtype == DType::BF16 && reads_parts(DType::BF16)) || (by_kind(args[i].dtype) && prompts > 0);
+    return bf16_parts(args[i].dtype) || (by_kind(args[i].dtype) && prompts > 0);
   });
   if (parts_cols >= 32) {
     const int64_t from = bf16 ? 0 : generated;

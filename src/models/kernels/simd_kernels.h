@@ -78,8 +78,10 @@ struct KernelTable {
   void (*prompt_attention)(const CausalAttentionArgs& args) = nullptr;
   auto attention(bool prompt) const { return prompt && prompt_attention ? prompt_attention : causal_attention; }
   // F16 matmuls of prompt rows read xb_tiles too (AMX: on the tile unit, with each weight split into
-  // two exact bf16 parts, which pays only when many rows share the split).
+  // two exact bf16 parts, which pays only when many rows share the split). Only with pack_bf16_parts.
   bool prompt_f16_tiles = false;
+  // Whether a matmul of these weights computes prompt and generated rows with different kernels.
+  bool matmul_by_kind(DType dtype) const { return dtype == DType::F16 && prompt_f16_tiles; }
   // Query vectors (positions x GQA group) per attention call: what one K/V tile is read for.
   int attention_queries = 64;
   int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 128

@@ -489,7 +489,6 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) __m512 widen_f16(const u
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
-// A tile's weights as parts: per block of 32 columns, hi then lo, each 16 rows x 32 bf16 (one tile).
 // Block kb (32 columns) of a tile's 16 weight rows as parts: hi (16 rows x 32 bf16) then lo.
 NINFER_AMX_TARGET inline __attribute__((always_inline)) void split_f16_block(const MatmulArgs& a, const uint8_t* w0,
                                                                              int64_t kb, uint16_t* block) {
@@ -557,12 +556,12 @@ NINFER_AMX_TARGET void f16_prompt_matmul_rows(const MatmulArgs& a, int64_t row_b
   _tile_loadconfig(&config);
   const int64_t groups = (a.batch + kTileRows - 1) / kTileRows;
   const int64_t tile_values = a.cols / 32 * 2 * kPairTileBlockValues;
+  const bool whole = groups > 2;  // split each tile once for its groups; else block by block
   thread_local std::vector<uint16_t> parts;
-  if (groups > 2) parts.resize(static_cast<size_t>(kTilesPerPass * tile_values));
+  if (whole) parts.resize(static_cast<size_t>(kTilesPerPass * tile_values));
   alignas(64) float out[2][kTileRows * 16];
   for (int64_t r0 = row_begin; r0 < row_end; r0 += kTilesPerPass * kTileRows) {
     const TilePass pass(r0, row_end);
-    const bool whole = groups > 2;  // split each tile once for its groups; else block by block
     if (whole) {
       for (int64_t i = 0; i < pass.count; ++i) {
         split_f16_tile(a, a.w + static_cast<size_t>(pass.start[i]) * a.w_row_bytes, parts.data() + i * tile_values);

@@ -397,7 +397,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   auto matmul = [&](std::span<const MatmulTarget> targets, const float* in, int64_t ldx, int64_t rows,
                     auto&& is_prompt) {
     bool by_kind = false;
-    for (const MatmulTarget& t : targets) by_kind |= t.w->dtype == DType::F16 && kernels_->prompt_f16_tiles;
+    for (const MatmulTarget& t : targets) by_kind |= kernels_->matmul_by_kind(t.w->dtype);
     int64_t prompt_begin = 0;
     while (prompt_begin < rows && !is_prompt(prompt_begin)) ++prompt_begin;
     int64_t e = prompt_begin;
