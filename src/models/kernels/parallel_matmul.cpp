@@ -27,7 +27,7 @@ constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
 constexpr int64_t kStreamTasksPerThread = 2;
 constexpr int64_t kStreamBatchMax = 16;
-constexpr size_t kMaxTargets = 4;
+constexpr size_t kMaxTargets = kMaxMatmulTargets;
 // Weight rows per task where a target runs two kernels over them (generated and prompt rows): 64 rows
 // of 1,024 f16 columns are 128 KiB, still in L2 when the second kernel reads them.
 constexpr int64_t kTwoKindRows = 64;
@@ -148,6 +148,16 @@ int64_t row_block(int64_t rows, int threads, int64_t granule, int64_t batch) {
 
 }  // namespace
 
+std::array<MatmulTarget, kMaxMatmulTargets> targets_from_row(std::span<const MatmulTarget> targets, int64_t rows) {
+  if (targets.size() > kMaxMatmulTargets) throw std::invalid_argument("parallel_matmul: too many targets");
+  std::array<MatmulTarget, kMaxMatmulTargets> out{};
+  for (size_t i = 0; i < targets.size(); ++i) {
+    out[i] = targets[i];
+    out[i].y += rows * out[i].ldy;
+  }
+  return out;
+}
+
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
                      const float* x, int64_t ldx, int64_t batch, int64_t prompt_begin) {
   if (batch <= 0 || targets.empty()) return;
@@ -171,11 +181,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   if (bf16 && f16_kinds && generated > 0 && prompts > 0) {
     // One pass of x's parts cannot serve both BF16 targets (every row) and F16 ones (prompt rows
     // alone): each kind of row on its own.
-    std::array<MatmulTarget, kMaxTargets> shifted{};
-    for (size_t i = 0; i < targets.size(); ++i) {
-      shifted[i] = targets[i];
-      shifted[i].y += generated * shifted[i].ldy;
-    }
+    const auto shifted = targets_from_row(targets, generated);
     parallel_matmul(pool, kernels, targets, x, ldx, generated, -1);
     parallel_matmul(pool, kernels, std::span(shifted.data(), targets.size()), x + generated * ldx, ldx, prompts, 0);
     return;

@@ -2,6 +2,7 @@
 // matrices that read the same input (q/k/v, gate/up) run as one pool job: one wake-up, one barrier.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -17,6 +18,12 @@ struct MatmulTarget {
   int64_t ldy = 0;
   bool accumulate = false;        // y += W x
 };
+
+constexpr size_t kMaxMatmulTargets = 4;  // targets of one parallel_matmul call
+
+// The targets with their outputs moved down `rows` rows: for a product over x's rows from `rows` on.
+// Throws std::invalid_argument past kMaxMatmulTargets targets.
+std::array<MatmulTarget, kMaxMatmulTargets> targets_from_row(std::span<const MatmulTarget> targets, int64_t rows);
 
 // For every target: y = W x over the `batch` rows of x (row stride ldx). Each weight matrix is read
 // once for the whole batch. Rows [prompt_begin, batch) are prompt positions (MatmulArgs::prompt),

@@ -1,7 +1,6 @@
 #include "models/qwen3/qwen3_model.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -406,16 +405,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       kernels::parallel_matmul(*pool_, *kernels_, targets, in, ldx, rows, prompt_begin);
       return;
     }
-    std::array<MatmulTarget, 4> run{};
-    if (targets.size() > run.size()) throw std::logic_error("matmul: too many targets");
     for (int64_t b = 0; b < rows;) {
       const bool prompt = is_prompt(b);
       e = b + 1;
       while (e < rows && is_prompt(e) == prompt) ++e;
-      for (size_t i = 0; i < targets.size(); ++i) {
-        run[i] = targets[i];
-        run[i].y += b * run[i].ldy;
-      }
+      const auto run = kernels::targets_from_row(targets, b);
       kernels::parallel_matmul(*pool_, *kernels_, std::span(run.data(), targets.size()), in + b * ldx, ldx, e - b,
                                prompt ? 0 : -1);
       b = e;
