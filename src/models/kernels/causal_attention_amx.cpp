@@ -157,39 +157,6 @@ NINFER_KERNEL_TARGET void value_tiles(const uint16_t* pp, int64_t ps, const uint
   _tile_stored(1, out + kCols, 2 * kCols * 4);
 }
 
-// A query's softmax_step() over a tile of raw scores `s`, fused with the scaling before it and the
-// split of the weights into parts after it (pp: the first part of the query's row, parts `stride`
-// apart): the scores are scaled as they are read, and the weights go to their parts without a trip
-// through `s`. Same bits as scaling, softmax_step() and splitting in turn: the max of the scaled
-// scores is the scaled max (rounding is monotonic and the scale positive), and the sum adds the same
-// weights in the same order.
-NINFER_KERNEL_TARGET void softmax_parts(float* s, float scale, int64_t valid, int64_t kcount, float& mx, float& l,
-                                        float& alpha, uint16_t* pp, int64_t stride) {
-  const int64_t span = (kcount + kCols - 1) / kCols * kCols;
-  for (int64_t j = valid; j < span; ++j) s[j] = -__builtin_inff();
-  __m512 vmax = _mm512_set1_ps(-__builtin_inff());
-  for (int64_t j = 0; j < span; j += kCols) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(s + j));
-  const float tile_max = AV::hmax(vmax) * scale;
-  const float m = tile_max > mx ? tile_max : mx;
-  const __m512 mv = _mm512_set1_ps(m), sv = _mm512_set1_ps(scale);
-  __m512 sum = _mm512_setzero_ps();
-  for (int64_t j = 0; j < T; j += kPair) {
-    __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
-    if (j < span) {
-      lo = exp_nonpositive<AV>(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(s + j), sv), mv));
-      sum = _mm512_add_ps(sum, lo);
-    }
-    if (j + kCols < span) {
-      hi = exp_nonpositive<AV>(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(s + j + kCols), sv), mv));
-      sum = _mm512_add_ps(sum, hi);
-    }
-    store_parts2(lo, hi, pp + j, stride);
-  }
-  alpha = AV::first(exp_nonpositive<AV>(AV::set1(mx - m)));  // 0 on the first tile (mx = -inf)
-  l = AV::fmadd1(l, alpha, AV::hsum(sum));
-  mx = m;
-}
-
 // Where one call's buffers lie in its scratch (causal_attention_scratch_floats counts them). Query
 // rows are padded by 16: a tile of 16 rows may start at any query.
 struct Scratch {
@@ -313,10 +280,19 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       }
     }
 
-    // Softmax, into the weights' parts (zero past the keys the softmax spans).
+    // Softmax, then the weights' parts (zero past the keys the softmax spans).
+    const int64_t span = (kcount + kCols - 1) / kCols * kCols;
     for (int64_t m = r_first * heads; m < nq; ++m) {
+      float* sm = sc.s + m * T;
+      const __m512 scale = _mm512_set1_ps(a.scale);
+      for (int64_t j = 0; j < span; j += kCols) _mm512_storeu_ps(sm + j, _mm512_mul_ps(_mm512_loadu_ps(sm + j), scale));
       const int64_t valid = std::min(T, a.pos0 + m / heads + 1 - t0);
-      softmax_parts(sc.s + m * T, a.scale, valid, kcount, sc.mx[m], sc.l[m], sc.alpha[m], sc.pp + m * T, nqp * T);
+      softmax_step(sm, valid, kcount, sc.mx[m], sc.l[m], sc.alpha[m]);
+      for (int64_t j = 0; j < T; j += kPair) {
+        const __m512 lo = j < span ? _mm512_loadu_ps(sm + j) : _mm512_setzero_ps();
+        const __m512 hi = j + kCols < span ? _mm512_loadu_ps(sm + j + kCols) : _mm512_setzero_ps();
+        store_parts2(lo, hi, sc.pp + m * T + j, nqp * T);
+      }
     }
 
     // o = o * alpha + P V, 16 queries at a time over the key chunks the last of them sees.
