@@ -327,12 +327,15 @@ TEST(ChunkedPrefill, ChunksAreSizedFromMeasuredCostsToBoundTheSlowdown) {
 }
 
 TEST(ChunkedPrefill, ChunksLeaveRoomForStepsThatRunLongerThanPredicted) {
-  // Four rows decode at 2 ms a position (8 ms a step); every fourth step with a prompt chunk takes
+  // Four rows decode at 4 ms a position (16 ms a step); every fourth step with a prompt chunk takes
   // 1.5 times its cost. Sized for the average, chunks of 4 positions make those steps 3 times a
   // decode step; sized for the worst decile of the prediction's misses, chunks of 1-2 positions
   // keep nine steps in ten within the slowdown of 2 (one position of slack for sleep overshoot).
+  // At 2 ms a position the engine's own work per step (a sanitizer build beside other test binaries)
+  // was a large enough share of the measured steps to tip a decile of chunks to 3 positions.
+  constexpr int kMs = 4;
   auto model = kv_model(5);
-  model->delay_per_position = std::chrono::milliseconds(2);
+  model->delay_per_position = std::chrono::milliseconds(kMs);
   model->slow_chunk_every = 4;
   model->slow_chunk_factor = 1.5;
   model->record_forwards = true;
@@ -354,7 +357,7 @@ TEST(ChunkedPrefill, ChunksLeaveRoomForStepsThatRunLongerThanPredicted) {
   for (RequestHandle& r : rows) r.cancel();
   for (RequestHandle& r : rows) r.wait();
   // Each step with a chunk beside the four decoding rows, as the fake model timed it, over a
-  // decode-only step (8 ms); the first 16 are left out while the estimates settle.
+  // decode-only step (4 kMs); the first 16 are left out while the estimates settle.
   std::vector<double> ratios;
   int chunk_forwards = 0;
   for (const auto& step : model->forward_log) {
@@ -367,7 +370,7 @@ TEST(ChunkedPrefill, ChunksLeaveRoomForStepsThatRunLongerThanPredicted) {
     }
     if (!chunk) continue;
     const bool slow = chunk_forwards++ % 4 == 3;
-    if (decoding == 4 && chunk_forwards > 16) ratios.push_back(positions * 2.0 * (slow ? 1.5 : 1.0) / 8.0);
+    if (decoding == 4 && chunk_forwards > 16) ratios.push_back(positions * (slow ? 1.5 : 1.0) / 4.0);
   }
   ASSERT_GE(ratios.size(), 40u);
   std::sort(ratios.begin(), ratios.end());
@@ -402,15 +405,17 @@ TEST(ChunkedPrefill, ChunksFollowAFixedPartThatGrowsWithThePromptsContext) {
   // looks dearer per position. Sized by rounding that average's fit down, the chunk shrank with the
   // fixed part and then stayed at 1 position a step while the growing decode step made room for ~5
   // (the last 70 positions one at a time); the chunks must stay near what the budget fits, and the
-  // steps within it.
+  // steps within it. The fake sleeps twice these costs: at 1x, sleep overshoot on a busy machine
+  // (a sanitizer build beside other test binaries) was a large share of the 10 us context costs.
+  constexpr int kScale = 2;
   auto model = kv_model();
-  model->delay_per_step = std::chrono::milliseconds(3);
-  model->delay_per_position = std::chrono::microseconds(200);
-  model->delay_per_context_position = std::chrono::microseconds(10);
-  model->delay_per_chunk_context_position = std::chrono::microseconds(8);
+  model->delay_per_step = std::chrono::microseconds(3000 * kScale);
+  model->delay_per_position = std::chrono::microseconds(200 * kScale);
+  model->delay_per_context_position = std::chrono::microseconds(10 * kScale);
+  model->delay_per_chunk_context_position = std::chrono::microseconds(8 * kScale);
   const std::vector<int> chunks = chunks_beside_two_decoding_rows(model, 450, 300);
-  // The fake's own costs of each step with a chunk beside the two decoding rows, over a step of
-  // those rows alone: at most the slowdown of 2, but for one position's rounding and the estimates'
+  // The fake's own costs of each step with a chunk beside the two decoding rows (in ms at 1x: the
+  // scale cancels), over a step of those rows alone: at most the slowdown of 2, but for one position's rounding and the estimates'
   // lag behind a growing fixed part (up to ~2.07; fixed chunks of 64 would give ~4).
   std::map<int, int> length;  // slot -> positions in it before the step
   std::vector<double> ratios;
