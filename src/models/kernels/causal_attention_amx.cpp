@@ -316,7 +316,8 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
         __m512 p[T / kCols];
         __m512 sum = _mm512_setzero_ps();
         for (int64_t j = 0; j < T; j += kCols) {
-          // Keys past the query's own weigh exactly 0 (those past kcount were never scored).
+          // Keys past the query's own weigh exactly 0 (past kcount the scores are whatever the
+          // tiles made of the block's unused positions, or an earlier tile left).
           p[j / kCols] = _mm512_maskz_mov_ps(first_lanes(valid - j),
                                              exp_nonpositive<AV>(_mm512_sub_ps(_mm512_loadu_ps(sm + j), mx)));
           sum = _mm512_add_ps(sum, p[j / kCols]);
