@@ -27,7 +27,6 @@ constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
 constexpr int64_t kStreamTasksPerThread = 2;
 constexpr int64_t kStreamBatchMax = 16;
-constexpr size_t kMaxTargets = kMaxMatmulTargets;
 // Weight rows per task where a target runs two kernels over them (generated and prompt rows): 64 rows
 // of 1,024 f16 columns are 128 KiB, still in L2 when the second kernel reads them.
 constexpr int64_t kTwoKindRows = 64;
@@ -161,7 +160,7 @@ std::array<MatmulTarget, kMaxMatmulTargets> targets_from_row(std::span<const Mat
 void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<const MatmulTarget> targets,
                      const float* x, int64_t ldx, int64_t batch, int64_t prompt_begin) {
   if (batch <= 0 || targets.empty()) return;
-  if (targets.size() > kMaxTargets) throw std::invalid_argument("parallel_matmul: too many targets");
+  if (targets.size() > kMaxMatmulTargets) throw std::invalid_argument("parallel_matmul: too many targets");
   if (prompt_begin < 0 || prompt_begin > batch) prompt_begin = batch;
   // F16 weights of prompt rows on the tile unit (KernelTable::prompt_f16_tiles) take their own kernel:
   // a target of those whose batch holds both kinds is two products, generated rows [0, prompt_begin)
@@ -186,10 +185,10 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     parallel_matmul(pool, kernels, std::span(shifted.data(), targets.size()), x + generated * ldx, ldx, prompts, 0);
     return;
   }
-  std::array<MatmulArgs, kMaxTargets> args{}, prompt_args{};
-  std::array<bool, kMaxTargets> two{};  // args: generated rows, prompt_args: prompt rows
-  std::array<int64_t, kMaxTargets + 1> first_task{};
-  std::array<int64_t, kMaxTargets> block{};
+  std::array<MatmulArgs, kMaxMatmulTargets> args{}, prompt_args{};
+  std::array<bool, kMaxMatmulTargets> two{};  // args: generated rows, prompt_args: prompt rows
+  std::array<int64_t, kMaxMatmulTargets + 1> first_task{};
+  std::array<int64_t, kMaxMatmulTargets> block{};
   for (size_t i = 0; i < targets.size(); ++i) {
     const TensorView& w = *targets[i].w;
     MatmulArgs& a = args[i];
