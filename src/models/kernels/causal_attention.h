@@ -52,12 +52,12 @@ inline int64_t attention_tile_stride(int64_t dim) {
 // Scratch of one call: per query its output accumulator (dim), its scores (T) and three scalars, plus
 // one K tile and one V tile widened to f32, the K tile on a 64-byte boundary. The AMX instance keeps
 // the tile's keys and values as bf16 parts in the same room, and adds 16 padding rows of scores, the
-// bf16 parts of the queries and of their weights (two each, with the padding rows), one 16 x 32
-// tile of sums, and room to align them.
+// bf16 parts of the queries and of their weights (two each, with the padding rows), two 16 x 32
+// tiles of sums, and room to align them.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
   const int64_t T = kAttentionKeyTile, nq = rows * heads;
   const int64_t vector = nq * (dim + T + 3) + 16 + T * (dim + attention_tile_stride(dim));
-  const int64_t tiles = 16 * T + (2 * (nq + 16) * (dim + T) + 1) / 2 + 16 * 32 + 64;
+  const int64_t tiles = 16 * T + (2 * (nq + 16) * (dim + T) + 1) / 2 + 32 * 32 + 64;
   return vector + tiles;
 }
 

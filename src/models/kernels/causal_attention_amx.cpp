@@ -1,8 +1,14 @@
 // AMX instance of the causal attention kernel: the two products of a key tile (scores Q K^T, and the
 // weighted values P V) on the tile unit, with the online softmax between them on the vector unit, 16
-// queries at a time: the queries come scaled, so the scores need no pass of their own, the 16
-// rescales of a query tile take one exp, and the weights go from the registers straight into their
-// bf16 parts (2,048-token context, one thread: 60.0 -> 57.8 us per token and layer, docs/models.md).
+// queries at a time: the queries come scaled (by log2(e) too, so the weights are powers of 2), so the
+// scores need no pass of their own, the 16 rescales of a query tile take one exp, and the weights go
+// from the registers straight into their bf16 parts.
+//
+// The tile products run two query tiles at a time against two column groups (four sums), and a key
+// tile's scores go pair of query tiles by pair: the tiles' operands come from L1 and L2, and their
+// loads, more than the products, set the pace (2,048-token context, one thread: 60.0 -> 57.8 us per
+// token and layer for the 16-query softmax, then 73.7 -> 68.9 for the pairs, the 2^x and the order
+// together, and 59-60 with 128-position blocks; docs/models.md).
 //
 // TDPBF16PS multiplies bf16 pairs into fp32 sums. The keys and values (f16 in the cache) are split
 // exactly into two bf16 parts (an f16's 11 significant bits: hi has 8, lo the other 3); the queries
@@ -21,7 +27,7 @@
 // of 32 take the AVX-512 kernel.
 //
 // This is KernelTable::prompt_attention: prompt positions only. Splitting a tile's keys and values
-// pays when a block's 128 queries share it; a decode row's 2 queries per KV head would pay it for
+// pays when a block's 256 queries share it; a decode row's 2 queries per KV head would pay it for
 // themselves (2.5x the FMA kernel's time per tile), so generated positions keep the AVX-512 kernel.
 #include <algorithm>
 #include <cstdint>
@@ -58,13 +64,14 @@ constexpr int kQueryParts = 2;  // of the queries and of the weights
 constexpr int kCacheParts = 2;  // of the keys and values
 static_assert(T % kPair == 0);
 
-// tmm0, tmm1: fp32 sums, queries x 16 (keys, or head dims)
-// tmm2:       query parts (or weight parts), queries x 32 bf16
-// tmm3-tmm6:  key parts (or value parts) of two column groups, hi and lo, 16 rows of 16 bf16 pairs
+// tmm0-tmm3: fp32 sums, queries x 16 (keys, or head dims): tmm0 and tmm1 the first query tile's two
+//            column groups, tmm2 and tmm3 the second query tile's
+// tmm6:      a query part (or weight part), queries x 32 bf16
+// tmm4, tmm5, tmm7: key parts (or value parts), 16 rows of 16 bf16 pairs
 TileConfig attention_tile_config(int rows) {
   TileConfig c;
-  for (int t = 0; t < 7; ++t) {
-    c.rows[t] = static_cast<uint8_t>(t < 3 ? rows : kRows);
+  for (int t = 0; t < 8; ++t) {
+    c.rows[t] = static_cast<uint8_t>(t == 4 || t == 5 || t == 7 ? kRows : rows);
     c.colsb[t] = 64;
   }
   return c;
@@ -96,72 +103,120 @@ NINFER_TILE_OP void store_pairs2(__m512 e, __m512 o, uint16_t* hi, uint16_t* lo)
 
 NINFER_TILE_OP __m512 load_f16(const uint16_t* p) { return AV::load_f16(p); }
 
+// 2^x for x <= 0 (the scores come in units of log2, see the queries' scale): x = n + r with n an
+// integer and |r| <= 1/2, 2^r = 1 + r q(r), q of degree 4 interpolated at Chebyshev nodes (relative
+// error under 2^-22, below the 2^-17 that the weights' two bf16 parts keep; exactly 1 at 0), and
+// 2^n applied by VSCALEFPS. Nine operations against the natural exp's sixteen. Below -125 it gives
+// ~2^-125, not 0: a weight far under the sums' precision (the masked keys are zeroed apart).
+NINFER_TILE_OP __m512 exp2_nonpositive(__m512 x) {
+  const __m512 xc = _mm512_max_ps(x, _mm512_set1_ps(-125.0f));
+  const __m512 n = _mm512_roundscale_ps(xc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_sub_ps(xc, n);
+  __m512 q = _mm512_set1_ps(1.3381302124e-03f);
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(9.6663683653e-03f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(5.5503811687e-02f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(2.4022349715e-01f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(6.9314718246e-01f));
+  return _mm512_scalef_ps(_mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f)), n);
+}
+
 // Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16).
 NINFER_TILE_OP __mmask16 first_lanes(int64_t n) {
   return n >= kCols ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
 }
 
-// C (tmm0, tmm1) += A (tmm2) x the two column groups' B (tmm3/tmm4, tmm5/tmm6) for query part `part`:
-// the hi part against the hi and lo parts, the lo part against the hi parts.
-template <bool Two>
-NINFER_TILE_OP void multiply_parts(int part) {
-  _tile_dpbf16ps(0, 2, 3);
-  if constexpr (Two) _tile_dpbf16ps(1, 2, 5);
-  if (part == 0) {
-    _tile_dpbf16ps(0, 2, 4);
-    if constexpr (Two) _tile_dpbf16ps(1, 2, 6);
+// One 32-deep step of C += A B in bf16x3 for Q query tiles (1 or 2) and G column groups (1 or 2):
+// a is the first query tile's hi part (rows a_stride bytes apart, its lo part a_part elements on, the
+// second tile a_tile on), b the first group's hi part (its lo part b_part on, the second group b_group
+// on). Every sum takes hi x hi', hi x lo', lo x hi' in that order. Two query tiles against two groups
+// take 9 tile loads for 12 products, where one tile against two takes 6 for 6: the tiles' operands
+// come from L2 (a key tile's parts and a block's query parts outgrow L1), and their loads, not the
+// products, set the pace.
+template <int Q, int G>
+NINFER_TILE_OP void product_step(const uint16_t* a, int64_t a_stride, int64_t a_part, int64_t a_tile,
+                                 const uint16_t* b, int64_t b_part, int64_t b_group) {
+  _tile_loadd(4, b, 64);
+  if constexpr (G == 2) _tile_loadd(5, b + b_group, 64);
+  _tile_loadd(6, a, a_stride);
+  _tile_loadd(7, b + b_part, 64);
+  _tile_dpbf16ps(0, 6, 4);
+  if constexpr (G == 2) _tile_dpbf16ps(1, 6, 5);
+  _tile_dpbf16ps(0, 6, 7);
+  if constexpr (G == 2) {
+    _tile_loadd(7, b + b_group + b_part, 64);
+    _tile_dpbf16ps(1, 6, 7);
+  }
+  if constexpr (Q == 2) {
+    _tile_loadd(6, a + a_tile, a_stride);
+    _tile_dpbf16ps(2, 6, 4);
+    if constexpr (G == 2) {
+      _tile_dpbf16ps(3, 6, 5);
+      _tile_dpbf16ps(3, 6, 7);
+      _tile_loadd(7, b + b_part, 64);  // the first group's lo part again
+    }
+    _tile_dpbf16ps(2, 6, 7);
+  }
+  _tile_loadd(6, a + a_part, a_stride);
+  _tile_dpbf16ps(0, 6, 4);
+  if constexpr (G == 2) _tile_dpbf16ps(1, 6, 5);
+  if constexpr (Q == 2) {
+    _tile_loadd(6, a + a_tile + a_part, a_stride);
+    _tile_dpbf16ps(2, 6, 4);
+    if constexpr (G == 2) _tile_dpbf16ps(3, 6, 5);
   }
 }
 
-// Scores (unscaled) of the queries from m against 16 keys (Two: 32) of the tile: qp is the queries'
-// first part at row m (parts qs apart, rows dim apart), kp the keys' first part of this key group
-// (parts ks apart, the second group kg apart), written at s (rows T apart).
-template <bool Two>
+// Zeroes the sums of Q query tiles and G column groups.
+template <int Q, int G>
+NINFER_TILE_OP void zero_sums() {
+  _tile_zero(0);
+  if constexpr (G == 2) _tile_zero(1);
+  if constexpr (Q == 2) {
+    _tile_zero(2);
+    if constexpr (G == 2) _tile_zero(3);
+  }
+}
+
+// Stores the sums of Q query tiles and G column groups of 16 at out (rows `stride` bytes apart, the
+// second group 16 floats on, the second query tile `tile` floats on).
+template <int Q, int G>
+NINFER_TILE_OP void store_sums(float* out, int64_t stride, int64_t tile) {
+  _tile_stored(0, out, stride);
+  if constexpr (G == 2) _tile_stored(1, out + kCols, stride);
+  if constexpr (Q == 2) {
+    _tile_stored(2, out + tile, stride);
+    if constexpr (G == 2) _tile_stored(3, out + tile + kCols, stride);
+  }
+}
+
+// Scores (scaled) of the queries from m (Q query tiles) against 16 keys (G = 2: 32) of the tile: qp is
+// the queries' first part at row m (parts qs apart, rows dim apart), kp the keys' first part of this
+// key group (parts ks apart, the second group kg apart), written at s (rows T apart).
+template <int Q, int G>
 NINFER_KERNEL_TARGET void score_tiles(const uint16_t* qp, int64_t qs, const uint16_t* kp, int64_t ks, int64_t kg,
                                       int64_t dim, float* s, TilePrefetch& prefetch) {
-  _tile_zero(0);
-  if constexpr (Two) _tile_zero(1);
+  zero_sums<Q, G>();
   for (int64_t c = 0; c < dim; c += kPair) {
-    const uint16_t* k = kp + c * kCols;  // rows of 16 pairs, 16 per 32 head dims
-    _tile_loadd(3, k, 64);
-    _tile_loadd(4, k + ks, 64);
-    if constexpr (Two) {
-      _tile_loadd(5, k + kg, 64);
-      _tile_loadd(6, k + kg + ks, 64);
-    }
-#pragma GCC unroll 2
-    for (int part = 0; part < kQueryParts; ++part) {
-      _tile_loadd(2, qp + part * qs + c, dim * 2);
-      multiply_parts<Two>(part);
-      prefetch.step();
-    }
+    // Keys: rows of 16 pairs, 16 per 32 head dims.
+    product_step<Q, G>(qp + c, dim * 2, qs, kRows * dim, kp + c * kCols, ks, kg);
+    for (int i = 0; i < kQueryParts * Q; ++i) prefetch.step();
   }
-  _tile_stored(0, s, T * 4);
-  if constexpr (Two) _tile_stored(1, s + kCols, T * 4);
+  store_sums<Q, G>(s, T * 4, kRows * T);
 }
 
-// P V of the queries from m over `chunks` chunks of 32 keys, for head dims [n, n + 32): pp is the
-// weights' first part at row m (parts ps apart, rows T apart), vp the values' parts of dims n (see
-// causal_attention), written at out (16 x 32 floats).
+// P V of the queries from m (Q query tiles) over `chunks` chunks of 32 keys, for head dims [n, n +
+// 32): pp is the weights' first part at row m (parts ps apart, rows T apart), vp the values' parts of
+// dims n (see causal_attention), written at out (16 x 32 floats per query tile, the second after the
+// first).
+template <int Q>
 NINFER_KERNEL_TARGET void value_tiles(const uint16_t* pp, int64_t ps, const uint16_t* vp, int64_t vs_part,
                                       int64_t vs_chunk, int64_t chunks, float* out, TilePrefetch& prefetch) {
-  _tile_zero(0);
-  _tile_zero(1);
+  zero_sums<Q, 2>();
   for (int64_t kc = 0; kc < chunks; ++kc) {
-    const uint16_t* v = vp + kc * vs_chunk;
-    _tile_loadd(3, v, 64);
-    _tile_loadd(4, v + vs_part, 64);
-    _tile_loadd(5, v + kRows * kPair, 64);
-    _tile_loadd(6, v + kRows * kPair + vs_part, 64);
-#pragma GCC unroll 2
-    for (int part = 0; part < kQueryParts; ++part) {
-      _tile_loadd(2, pp + part * ps + kc * kPair, T * 2);
-      multiply_parts<true>(part);
-      prefetch.step();
-    }
+    product_step<Q, 2>(pp + kc * kPair, T * 2, ps, kRows * T, vp + kc * vs_chunk, vs_part, kRows * kPair);
+    for (int i = 0; i < kQueryParts * Q; ++i) prefetch.step();
   }
-  _tile_stored(0, out, 2 * kCols * 4);
-  _tile_stored(1, out + kCols, 2 * kCols * 4);
+  store_sums<Q, 2>(out, 2 * kCols * 4, kRows * 2 * kCols);
 }
 
 // Where one call's buffers lie in its scratch (causal_attention_scratch_floats counts them). Query
@@ -176,7 +231,7 @@ struct Scratch {
   uint16_t* vp;   // [part][T / 32 key chunks][dim / 16][16 key pairs][16 dims x 2 keys]: its values
   uint16_t* qp;   // [part][query + 16][dim]: the queries
   uint16_t* pp;   // [part][query + 16][T]: their weights
-  float* sums;    // 16 x 32: one value product
+  float* sums;    // 32 x 32: the value products of two query tiles
   Scratch(float* base, int64_t nq, int64_t dim) {
     auto aligned = [](float* p) {
       return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
@@ -213,7 +268,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
   std::memset(sc.o, 0, static_cast<size_t>(nq * dim) * sizeof(float));
   // The queries' parts, scaled first (so the tile unit's scores come out scaled); rows past the last
   // are zero, and so are their weights.
-  const __m512 scale = _mm512_set1_ps(a.scale);
+  const __m512 scale = _mm512_set1_ps(a.scale * 1.44269504088896341f);  // log2(e): scores in log2 units
   for (int64_t m = 0; m < nq; ++m) {
     const float* q = a.q + (m / heads) * a.q_stride + (m % heads) * dim;
     for (int64_t c = 0; c < dim; c += kPair) {
@@ -277,15 +332,44 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       }
     }
 
-    // Scores: each pair of key groups against the queries whose rows see at least its first key.
-    for (int64_t j0 = 0; j0 < kcount; j0 += 2 * kCols) {
+    // Scores, two query tiles at a time (then one, if a tile is left).
+    const bool whole = kcount == T && t0 + T - 1 <= a.pos0;  // every query sees every key of the tile
+    if (whole) {
+      // Each pair of query tiles against the tile's two key halves in turn: the pair's query parts stay
+      // in L1 between them.
+      int64_t m = 0;
+      for (; m + kRows < nq; m += 2 * kRows) {
+        for (int64_t j0 = 0; j0 < T; j0 += 2 * kCols) {
+          score_tiles<2, 2>(sc.qp + m * dim, nqp * dim, sc.kp + j0 / kCols * kg, ks, kg, dim, sc.s + m * T + j0,
+                            prefetch);
+        }
+      }
+      for (; m < nq; m += kRows) {
+        for (int64_t j0 = 0; j0 < T; j0 += 2 * kCols) {
+          score_tiles<1, 2>(sc.qp + m * dim, nqp * dim, sc.kp + j0 / kCols * kg, ks, kg, dim, sc.s + m * T + j0,
+                            prefetch);
+        }
+      }
+    }
+    // A tile on the block's diagonal: each pair of key groups against the queries whose rows see at
+    // least its first key.
+    for (int64_t j0 = 0; !whole && j0 < kcount; j0 += 2 * kCols) {
       const int64_t m_begin = std::max(r_first, t0 + j0 - a.pos0) * heads;
       const uint16_t* kgp = sc.kp + j0 / kCols * kg;
-      for (int64_t m = m_begin; m < nq; m += kRows) {
-        if (j0 + kCols < kcount) {
-          score_tiles<true>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+      const bool two = j0 + kCols < kcount;
+      int64_t m = m_begin;
+      for (; m + kRows < nq; m += 2 * kRows) {  // the second tile's rows past the last are zero padding
+        if (two) {
+          score_tiles<2, 2>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
         } else {
-          score_tiles<false>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+          score_tiles<2, 1>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+        }
+      }
+      if (m < nq) {
+        if (two) {
+          score_tiles<1, 2>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
+        } else {
+          score_tiles<1, 1>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
         }
       }
     }
@@ -308,7 +392,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
         sc.mx[m] = mx;
       }
       alignas(64) float alpha[kRows];
-      _mm512_store_ps(alpha, exp_nonpositive<AV>(_mm512_load_ps(moved)));
+      _mm512_store_ps(alpha, exp2_nonpositive(_mm512_load_ps(moved)));
       for (int64_t m = mb; m < me; ++m) {
         const float* sm = sc.s + m * T;
         const int64_t valid = std::min(T, a.pos0 + m / heads + 1 - t0);
@@ -319,7 +403,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
           // Keys past the query's own weigh exactly 0 (past kcount the scores are whatever the
           // tiles made of the block's unused positions, or an earlier tile left).
           p[j / kCols] = _mm512_maskz_mov_ps(first_lanes(valid - j),
-                                             exp_nonpositive<AV>(_mm512_sub_ps(_mm512_loadu_ps(sm + j), mx)));
+                                             exp2_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(sm + j), mx)));
           sum = _mm512_add_ps(sum, p[j / kCols]);
         }
         sc.alpha[m] = alpha[m - mb];
@@ -328,14 +412,20 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       }
     }
 
-    // o = o * alpha + P V, 16 queries at a time over the key chunks the last of them sees.
-    for (int64_t m = r_first * heads; m < nq; m += kRows) {
-      const int64_t n_rows = std::min<int64_t>(kRows, nq - m);
+    // o = o * alpha + P V, two query tiles at a time over the key chunks the last of their queries sees.
+    for (int64_t m = r_first * heads; m < nq; m += 2 * kRows) {
+      const bool pair = m + kRows < nq;
+      const int64_t n_rows = std::min<int64_t>(2 * kRows, nq - m);
+      // Both query tiles take the key chunks the last query sees: the other queries' weights there are 0.
       const int64_t jcount = std::min(T, a.pos0 + (m + n_rows - 1) / heads + 1 - t0);
       const int64_t chunks = (jcount + kPair - 1) / kPair;
       for (int64_t n = 0; n < dim; n += 2 * kCols) {
-        value_tiles(sc.pp + m * T, nqp * T, sc.vp + n / kCols * kRows * kPair, vs_part, vs_chunk, chunks, sc.sums,
-                    prefetch);
+        const uint16_t* vn = sc.vp + n / kCols * kRows * kPair;
+        if (pair) {
+          value_tiles<2>(sc.pp + m * T, nqp * T, vn, vs_part, vs_chunk, chunks, sc.sums, prefetch);
+        } else {
+          value_tiles<1>(sc.pp + m * T, nqp * T, vn, vs_part, vs_chunk, chunks, sc.sums, prefetch);
+        }
         for (int64_t i = 0; i < n_rows; ++i) {
           float* om = sc.o + (m + i) * dim + n;
           const __m512 al = _mm512_set1_ps(sc.alpha[m + i]);

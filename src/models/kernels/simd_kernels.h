@@ -84,7 +84,7 @@ struct KernelTable {
   bool matmul_by_kind(DType dtype) const { return dtype == DType::F16 && prompt_f16_tiles; }
   // Query vectors (positions x GQA group) per attention call: what one K/V tile is read for.
   int attention_queries = 64;
-  int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 128
+  int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 256
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)

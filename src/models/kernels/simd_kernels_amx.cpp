@@ -612,7 +612,7 @@ const KernelTable kTable = [] {
   t.q8_tiles = true;
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;
-  t.prompt_attention_queries = 128;
+  t.prompt_attention_queries = 256;
   t.prompt_f16_tiles = true;
   return t;
 }();
