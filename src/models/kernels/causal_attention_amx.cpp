@@ -332,45 +332,28 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       }
     }
 
-    // Scores, two query tiles at a time (then one, if a tile is left).
-    const bool whole = kcount == T && t0 + T - 1 <= a.pos0;  // every query sees every key of the tile
-    if (whole) {
-      // Each pair of query tiles against the tile's two key halves in turn: the pair's query parts stay
-      // in L1 between them.
-      int64_t m = 0;
-      for (; m + kRows < nq; m += 2 * kRows) {
-        for (int64_t j0 = 0; j0 < T; j0 += 2 * kCols) {
-          score_tiles<2, 2>(sc.qp + m * dim, nqp * dim, sc.kp + j0 / kCols * kg, ks, kg, dim, sc.s + m * T + j0,
-                            prefetch);
-        }
+    // Scores of the query tiles from m (two, or the last one alone; the second tile's rows past the
+    // last are zero padding) against the key groups from j0 (two, or the tile's last one alone).
+    auto scores = [&](int64_t m, int64_t j0) {
+      const uint16_t *q = sc.qp + m * dim, *k = sc.kp + j0 / kCols * kg;
+      float* out = sc.s + m * T + j0;
+      const bool pair = m + kRows < nq, two = j0 + kCols < kcount;
+      if (pair && two) score_tiles<2, 2>(q, nqp * dim, k, ks, kg, dim, out, prefetch);
+      if (pair && !two) score_tiles<2, 1>(q, nqp * dim, k, ks, kg, dim, out, prefetch);
+      if (!pair && two) score_tiles<1, 2>(q, nqp * dim, k, ks, kg, dim, out, prefetch);
+      if (!pair && !two) score_tiles<1, 1>(q, nqp * dim, k, ks, kg, dim, out, prefetch);
+    };
+    if (kcount == T && t0 + T - 1 <= a.pos0) {
+      // Every query sees every key of the tile: each pair of query tiles against the tile's two key
+      // halves in turn, so the pair's query parts stay in L1 between them.
+      for (int64_t m = 0; m < nq; m += 2 * kRows) {
+        for (int64_t j0 = 0; j0 < T; j0 += 2 * kCols) scores(m, j0);
       }
-      for (; m < nq; m += kRows) {
-        for (int64_t j0 = 0; j0 < T; j0 += 2 * kCols) {
-          score_tiles<1, 2>(sc.qp + m * dim, nqp * dim, sc.kp + j0 / kCols * kg, ks, kg, dim, sc.s + m * T + j0,
-                            prefetch);
-        }
-      }
-    }
-    // A tile on the block's diagonal: each pair of key groups against the queries whose rows see at
-    // least its first key.
-    for (int64_t j0 = 0; !whole && j0 < kcount; j0 += 2 * kCols) {
-      const int64_t m_begin = std::max(r_first, t0 + j0 - a.pos0) * heads;
-      const uint16_t* kgp = sc.kp + j0 / kCols * kg;
-      const bool two = j0 + kCols < kcount;
-      int64_t m = m_begin;
-      for (; m + kRows < nq; m += 2 * kRows) {  // the second tile's rows past the last are zero padding
-        if (two) {
-          score_tiles<2, 2>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
-        } else {
-          score_tiles<2, 1>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
-        }
-      }
-      if (m < nq) {
-        if (two) {
-          score_tiles<1, 2>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
-        } else {
-          score_tiles<1, 1>(sc.qp + m * dim, nqp * dim, kgp, ks, kg, dim, sc.s + m * T + j0, prefetch);
-        }
+    } else {
+      // A tile on the block's diagonal: each pair of key groups against the queries whose rows see
+      // at least its first key.
+      for (int64_t j0 = 0; j0 < kcount; j0 += 2 * kCols) {
+        for (int64_t m = std::max(r_first, t0 + j0 - a.pos0) * heads; m < nq; m += 2 * kRows) scores(m, j0);
       }
     }
 
