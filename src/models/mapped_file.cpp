@@ -60,11 +60,23 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, Resi
         ::munmap(p, file->size_);
         file->region_ = region;
         file->region_bytes_ = bytes;
+        file->copied_ = true;
       }
     }
   }
   ::close(fd);
   return file;
+}
+
+bool MappedFile::rewrite(const std::function<void(uint8_t* bytes)>& fn) const {
+  if (!copied_ || ::mprotect(region_, region_bytes_, PROT_READ | PROT_WRITE) != 0) return false;
+  struct ReadOnlyAgain {
+    void* region;
+    size_t bytes;
+    ~ReadOnlyAgain() { ::mprotect(region, bytes, PROT_READ); }
+  } again{region_, region_bytes_};
+  fn(const_cast<uint8_t*>(data_));
+  return true;
 }
 
 MappedFile::~MappedFile() {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,12 +31,18 @@ class MappedFile {
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
 
+  // Lets fn rewrite a HugePages copy in place (fn gets data(), writable for the call): the loader packs
+  // weights for the kernels there before any view of them is shared. False, and fn is not called, for
+  // a mapping of the file itself.
+  bool rewrite(const std::function<void(uint8_t* bytes)>& fn) const;
+
  private:
   MappedFile() = default;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* region_ = nullptr;  // what to unmap: the file mapping, or the anonymous copy's region
   size_t region_bytes_ = 0;
+  bool copied_ = false;  // region_ is an anonymous copy, not the file's mapping
   std::string path_;
 };
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "models/kernels/simd_kernels.h"
 #include "models/model_error.h"
 #include "models/qwen3/make_model.h"
 #include "models/qwen3/qwen3_loader.h"
@@ -44,16 +45,18 @@ std::unique_ptr<LanguageModel> load_model(const std::string& path, const ModelLo
   const fs::path p(path);
   qwen3::LoadedQwen3 loaded;
   const Residency residency = options.huge_pages ? Residency::HugePages : Residency::Mapped;
+  // Q8_0 matrices packed for the tile unit where its kernels run (and the weights are our own copy).
+  const bool q8_tiles = kernels::best_kernels().q8_weight_tiles;
   if (fs::is_directory(p, ec)) {
     if (fs::is_regular_file(p / "config.json", ec)) {
       loaded = qwen3::load_hf_folder(path, residency);
     } else {
       const std::string g = lone_gguf(p);
       if (g.empty()) throw ModelError(ModelErrorKind::NotFound, "no config.json or .gguf file in " + path, (p / "config.json").string());
-      loaded = qwen3::load_gguf(g, residency);
+      loaded = qwen3::load_gguf(g, residency, q8_tiles);
     }
   } else if (fs::is_regular_file(p, ec)) {
-    loaded = qwen3::load_gguf(path, residency);
+    loaded = qwen3::load_gguf(path, residency, q8_tiles);
   } else {
     throw ModelError(ModelErrorKind::NotFound, "no model at " + path, path);
   }

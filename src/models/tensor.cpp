@@ -31,6 +31,17 @@ size_t row_bytes(DType dtype, int64_t cols) {
   throw std::invalid_argument("row_bytes: unknown dtype");
 }
 
+namespace {
+
+// Block k of row r of a Q8_0 matrix whose bytes start at p, in either layout.
+const uint8_t* q8_block(const TensorView& t, const uint8_t* p, size_t r, size_t k) {
+  const size_t rb = row_bytes(DType::Q8_0, t.cols());
+  if (!t.q8_tiles) return p + r * rb + k * kQ8BlockBytes;
+  return p + r / kQ8TileRows * kQ8TileRows * rb + (k * kQ8TileRows + r % kQ8TileRows) * kQ8BlockBytes;
+}
+
+}  // namespace
+
 float tensor_element(const TensorView& t, int64_t index) {
   if (index < 0 || index >= t.elements()) throw std::out_of_range("tensor_element: index out of range in " + t.name);
   const auto* p = static_cast<const uint8_t*>(t.data);
@@ -51,11 +62,39 @@ float tensor_element(const TensorView& t, int64_t index) {
       // Blocks run along a row; rows are whole blocks.
       const auto cols = static_cast<size_t>(t.cols());
       const size_t row = i / cols, col = i % cols;
-      const uint8_t* block = p + row * row_bytes(DType::Q8_0, t.cols()) + (col / kQ8BlockValues) * kQ8BlockBytes;
-      return q8_0_value(block, static_cast<int>(col % kQ8BlockValues));
+      return q8_0_value(q8_block(t, p, row, col / kQ8BlockValues), static_cast<int>(col % kQ8BlockValues));
     }
   }
   throw std::invalid_argument("tensor_element: unknown dtype");
+}
+
+const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
+  const size_t rb = row_bytes(t.dtype, t.cols());
+  const auto* p = static_cast<const uint8_t*>(t.data);
+  if (!t.q8_tiles) return p + static_cast<size_t>(r) * rb;
+  scratch.resize(rb);
+  for (size_t k = 0; k < rb / kQ8BlockBytes; ++k) {
+    std::memcpy(scratch.data() + k * kQ8BlockBytes, q8_block(t, p, static_cast<size_t>(r), k), kQ8BlockBytes);
+  }
+  return scratch.data();
+}
+
+bool packs_q8_tiles(const TensorView& t) {
+  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8TileRows == 0 && !t.q8_tiles;
+}
+
+void pack_q8_tiles(TensorView& t, uint8_t* bytes) {
+  if (!packs_q8_tiles(t)) throw std::invalid_argument("pack_q8_tiles: not a Q8_0 matrix of whole tiles: " + t.name);
+  const size_t rb = row_bytes(DType::Q8_0, t.cols()), blocks = rb / kQ8BlockBytes;
+  const size_t tile_bytes = rb * kQ8TileRows;
+  std::vector<uint8_t> tile(tile_bytes);
+  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * rb; p += tile_bytes) {
+    std::memcpy(tile.data(), p, tile_bytes);
+    for (size_t k = 0; k < blocks; ++k)
+      for (size_t m = 0; m < kQ8TileRows; ++m)
+        std::memcpy(p + (k * kQ8TileRows + m) * kQ8BlockBytes, tile.data() + m * rb + k * kQ8BlockBytes, kQ8BlockBytes);
+  }
+  t.q8_tiles = true;
 }
 
 }  // namespace ninfer::models

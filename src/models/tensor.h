@@ -27,6 +27,10 @@ struct TensorView {
   std::vector<int64_t> shape;  // 1-D [n] or 2-D [rows, cols]
   const void* data = nullptr;
   size_t bytes = 0;
+  // A Q8_0 matrix packed for the AMX tile unit (pack_q8_tiles): rows in tiles of kQ8TileRows, a tile's
+  // blocks in column order, each block as its rows' blocks in turn, so that the tile unit's loads and
+  // the kernels' prefetches read one contiguous stream instead of 16 rows side by side.
+  bool q8_tiles = false;
 
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
@@ -39,5 +43,17 @@ struct TensorView {
 
 // Converts element i of a tensor to float (slow path, for references and tests).
 float tensor_element(const TensorView& t, int64_t index);
+
+// Row r's bytes as stored row-major: straight from the tensor, or for a packed one gathered into
+// scratch (one row's bytes).
+const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch);
+
+// TensorView::q8_tiles: rows per tile. Row r's block k lies at (r / 16) * 16 * row_bytes +
+// (k * 16 + r % 16) * kQ8BlockBytes.
+constexpr int64_t kQ8TileRows = 16;
+// Whether pack_q8_tiles takes t: Q8_0, two dimensions, rows a multiple of kQ8TileRows.
+bool packs_q8_tiles(const TensorView& t);
+// Packs t (packs_q8_tiles(t)) in place: `bytes` is t's data, writable. Sets t.q8_tiles.
+void pack_q8_tiles(TensorView& t, uint8_t* bytes);
 
 }  // namespace ninfer::models

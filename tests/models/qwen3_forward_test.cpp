@@ -777,6 +777,106 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   }
 }
 
+// A copy of a Q8_0 matrix's bytes (kept alive by owner), packed for the tile unit.
+TensorView packed_copy(Qwen3Weights& owner, const TensorView& t) {
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
+                                                      static_cast<const uint8_t*>(t.data) + t.bytes);
+  TensorView p = t;
+  p.data = bytes->data();
+  pack_q8_tiles(p, bytes->data());
+  owner.storage.push_back(bytes);
+  return p;
+}
+
+TEST(Qwen3Kernels, Q8TilesHoldTheSameMatrixAndGiveTheSameBits) {
+  // Packed for the tile unit (TensorView::q8_tiles), a Q8_0 matrix holds the same values, row by row,
+  // and the AMX kernels give the bits of the row-major layout for every batch, kind and thread count.
+  Qwen3Weights owner;
+  for (int64_t rows : {16, 48, 64}) {
+    for (int64_t cols : {32, 96, 1056}) {
+      std::vector<float> wv(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 5);
+      const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+      ASSERT_TRUE(packs_q8_tiles(w));
+      const TensorView p = packed_copy(owner, w);
+      EXPECT_TRUE(p.q8_tiles);
+      EXPECT_FALSE(packs_q8_tiles(p));  // once
+      // (One block per row is the same layout either way.)
+      if (cols > 32) {
+        EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
+      }
+      for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
+      std::vector<uint8_t> scratch;
+      const size_t rb = row_bytes(DType::Q8_0, cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
+      }
+      if (!kernels::isa_supported(Isa::Amx)) continue;
+      const kernels::KernelTable& amx = kernels::kernel_table(Isa::Amx);
+      ASSERT_TRUE(amx.q8_weight_tiles);
+      kernels::ThreadPool one(1), two(2);
+      for (int64_t batch : {1, 2, 4, 5, 8, 9, 16, 17, 33}) {
+        std::vector<float> x(static_cast<size_t>(batch * cols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 6);
+        for (int64_t prompt_begin : {batch, int64_t{0}}) {
+          std::vector<float> want(static_cast<size_t>(batch * rows)), got(want.size());
+          const kernels::MatmulTarget tw[] = {{&w, want.data(), rows, false}};
+          const kernels::MatmulTarget tp[] = {{&p, got.data(), rows, false}};
+          kernels::parallel_matmul(one, amx, tw, x.data(), cols, batch, prompt_begin);
+          kernels::parallel_matmul(batch % 2 ? one : two, amx, tp, x.data(), cols, batch, prompt_begin);
+          ASSERT_EQ(got, want) << "rows " << rows << " cols " << cols << " batch " << batch;
+        }
+      }
+    }
+  }
+  // Only Q8_0 matrices of whole tiles are packed; other kernels refuse packed weights.
+  std::vector<float> v(13 * 32, 0.5f);
+  EXPECT_FALSE(packs_q8_tiles(make_tensor(owner, "odd", {13, 32}, DType::Q8_0, v)));
+  EXPECT_FALSE(packs_q8_tiles(make_tensor(owner, "f16", {16, 26}, DType::F16, std::vector<float>(16 * 26, 0.5f))));
+  const TensorView w = make_tensor(owner, "w", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.25f));
+  const TensorView p = packed_copy(owner, w);
+  std::vector<float> x(32, 1.0f), y(16);
+  const kernels::MatmulTarget t[] = {{&p, y.data(), 16, false}};
+  kernels::ThreadPool pool(1);
+  EXPECT_THROW(kernels::parallel_matmul(pool, kernels::kernel_table(Isa::Scalar), t, x.data(), 32, 1),
+               std::invalid_argument);
+}
+
+TEST(Qwen3Forward, PackedQ8WeightsGiveTheSameLogitsAndNeedTheTileUnit) {
+  // A model whose Q8_0 matrices are packed (as load_model packs them on AMX machines): the logits of
+  // the row-major weights, bit for bit; kernels without the tile unit refuse the weights up front.
+  const auto w = tiny_weights(DType::Q8_0, /*tied=*/false);
+  auto packed = std::make_shared<Qwen3Weights>(*w);
+  std::vector<TensorView*> matrices = {&packed->embed, &packed->lm_head};
+  for (auto& l : packed->layers)
+    for (TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
+      matrices.push_back(t);
+  int count = 0;
+  for (TensorView* t : matrices) {
+    if (!packs_q8_tiles(*t)) continue;
+    *t = packed_copy(*packed, *t);
+    ++count;
+  }
+  ASSERT_GT(count, 0);
+  Qwen3ModelOptions scalar;
+  scalar.isa = Isa::Scalar;
+  try {
+    Qwen3Model m(packed, scalar);
+    ADD_FAILURE() << "scalar kernels took packed weights";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.kind(), ModelErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("tile unit"), std::string::npos) << e.what();
+  }
+  if (!kernels::isa_supported(Isa::Amx)) GTEST_SKIP() << "no AMX: packed weights run on the tile unit only";
+  Qwen3ModelOptions amx = opts(1, 2, 128, 64);
+  amx.isa = Isa::Amx;
+  Qwen3Model a(w, amx), b(packed, amx);
+  const auto prompt = random_tokens(9, w->config.vocab_size, 31);
+  EXPECT_EQ(run_row(a, 0, prompt, 3), run_row(b, 0, prompt, 3));
+  const std::vector<int32_t> next = {4, 9};
+  EXPECT_EQ(run_row(a, 0, next, 2), run_row(b, 0, next, 2));
+}
+
 TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {
   // One call with a BF16 target and an F16 one over a batch of generated rows then prompt rows: on
   // AMX the BF16 kernel reads every row's bf16 parts and the F16 one only the prompt rows', so the

@@ -230,6 +230,35 @@ TEST(Qwen3Loader, WeightsInHugePagesAreTheSameModel) {
   }
 }
 
+TEST(Qwen3Loader, Q8MatricesArePackedInTheHugePageCopyOnly) {
+  // load_gguf(..., q8_tiles) packs the Q8_0 matrices of a HugePages copy (load_model asks for it on
+  // AMX machines); a mapping of the file stays as the file has it. Either way the same values.
+  NINFER_REQUIRE_QWEN3_ASSETS();
+  const std::string& path = generated_tiny_model().gguf;
+  const auto mapped = qwen3::load_gguf(path, Residency::Mapped, true).weights;
+  const auto copied = qwen3::load_gguf(path, Residency::HugePages, true).weights;
+  const auto plain = qwen3::load_gguf(path, Residency::HugePages, false).weights;
+  ASSERT_EQ(copied->layers[0].q_proj.dtype, DType::Q8_0);
+  EXPECT_FALSE(mapped->layers[0].q_proj.q8_tiles);
+  EXPECT_FALSE(plain->layers[0].q_proj.q8_tiles);
+  EXPECT_TRUE(copied->embed.q8_tiles);
+  EXPECT_TRUE(copied->lm_head.q8_tiles);  // tied: the embedding's bytes, packed once
+  EXPECT_EQ(copied->lm_head.data, copied->embed.data);
+  for (size_t l = 0; l < copied->layers.size(); ++l) {
+    const auto& a = mapped->layers[l];
+    const auto& b = copied->layers[l];
+    for (auto [x, y] : {std::pair{&a.q_proj, &b.q_proj}, {&a.k_proj, &b.k_proj}, {&a.v_proj, &b.v_proj},
+                        {&a.o_proj, &b.o_proj}, {&a.gate_proj, &b.gate_proj}, {&a.up_proj, &b.up_proj},
+                        {&a.down_proj, &b.down_proj}}) {
+      EXPECT_EQ(y->q8_tiles, packs_q8_tiles(*x)) << y->name;
+      for (int64_t i = 0; i < x->elements(); i += 3) ASSERT_EQ(tensor_element(*x, i), tensor_element(*y, i)) << y->name;
+    }
+  }
+  for (int64_t i = 0; i < mapped->embed.elements(); i += 101) {
+    ASSERT_EQ(tensor_element(mapped->embed, i), tensor_element(copied->embed, i));
+  }
+}
+
 TEST(Qwen3Loader, SafetensorsDtypesLoadTheSameModel) {
   NINFER_REQUIRE_QWEN3_ASSETS();
   const auto f32 = qwen3::load_hf_weights(generated_tiny_model(DType::F32).dir);

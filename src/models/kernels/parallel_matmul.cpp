@@ -195,6 +195,11 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.dtype = w.dtype;
     a.w = static_cast<const uint8_t*>(w.data);
     a.w_row_bytes = row_bytes(w.dtype, w.cols());
+    a.w_tiles = w.q8_tiles;
+    if (w.q8_tiles && !kernels.q8_weight_tiles) {
+      throw std::invalid_argument(std::string("parallel_matmul: ") + w.name + " is packed for the tile unit, which the " +
+                                  isa_name(kernels.isa) + " kernels do not read");
+    }
     a.cols = w.cols();
     a.x = x;
     a.ldx = ldx;

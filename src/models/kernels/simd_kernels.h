@@ -43,6 +43,9 @@ struct MatmulArgs {
   float* y = nullptr;
   int64_t ldy = 0;
   bool accumulate = false;  // y += W x instead of y = W x (residual connections)
+  // Q8_0 weights packed for the tile unit (TensorView::q8_tiles, KernelTable::q8_weight_tiles): 16 rows
+  // per tile, each tile's blocks in column order, each block its 16 rows' blocks in turn.
+  bool w_tiles = false;
   const int8_t* xq = nullptr;  // Q8_0 only: row b of x quantised at xq + b * cols,
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
   const int8_t* xq_tiles = nullptr;  // Q8_0 with KernelTable::q8_tiles: the same, in groups of 16 rows
@@ -67,6 +70,7 @@ struct KernelTable {
   // where it sits in g).
   void (*silu_mul)(float* g, const float* u, int64_t n);
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
+  bool q8_weight_tiles = false;  // Q8_0 matmuls read weights packed for the tile unit (MatmulArgs::w_tiles)
   // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:
   // `rows` <= 16 rows of x from row 0 (stride ldx), into one group.
   void (*pack_bf16_parts)(const float* x, int64_t ldx, int64_t rows, int64_t cols, uint16_t* out) = nullptr;

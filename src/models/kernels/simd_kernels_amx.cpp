@@ -130,27 +130,39 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void accumulate_block(co
   }
 }
 
-// Block k's sums of the weight tile at wv (the rows' values, stride bytes apart) against one group's
+// Where a weight tile's Q8_0 blocks lie: row m's block k at m * row + k * block bytes from the tile's
+// first (row-major: row = the row's bytes, block = one block; MatmulArgs::w_tiles: row = one block,
+// block = 16 of them).
+struct TileStrides {
+  long row;
+  long block;
+};
+inline TileStrides tile_strides(const MatmulArgs& a) {
+  if (a.w_tiles) return {kQ8BlockBytes, kTileRows * kQ8BlockBytes};
+  return {static_cast<long>(a.w_row_bytes), kQ8BlockBytes};
+}
+
+// Block k's sums of the weight tile at wv (the rows' values, at strides s) against one group's
 // activations xq into c (c_stride bytes per weight row), first asking for the next tile's block k
 // (see below). Tiles 0, 2 and 4 (P = 0), or 1, 3 and 5 (P = 1, under columns_config): tiles are not
 // renamed, so alternating the two sets lets block k + 1 load while block k multiplies.
 template <int P = 0>
-NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const uint8_t* wv, long stride,
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const uint8_t* wv, TileStrides s,
                                                                       const int8_t* xq, int64_t k,
                                                                       const uint8_t* next, int32_t* c,
                                                                       long c_stride = 64) {
   if (next != nullptr) {
 #pragma GCC unroll 16
-    for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * stride + k * kQ8BlockBytes, 0, 2);
+    for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * s.row + k * s.block, 0, 2);
   }
   if constexpr (P == 0) {  // (the tile numbers must be literals)
-    _tile_loadd(2, wv + k * kQ8BlockBytes, stride);
+    _tile_loadd(2, wv + k * s.block, s.row);
     _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
     _tile_zero(0);
     _tile_dpbssd(0, 2, 4);
     _tile_stored(0, c, c_stride);
   } else {
-    _tile_loadd(3, wv + k * kQ8BlockBytes, stride);
+    _tile_loadd(3, wv + k * s.block, s.row);
     _tile_loadd(5, xq + k * kQ8TileBlockBytes, 64);
     _tile_zero(1);
     _tile_dpbssd(1, 3, 5);
@@ -169,7 +181,7 @@ template <int NG>
 NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const float* dw, int64_t g,
                                    float (*out)[kTileRows * 16], const uint8_t* next) {
   const int64_t blocks = a.cols / kQ8BlockValues;
-  const auto stride = static_cast<long>(a.w_row_bytes);
+  const TileStrides strides = tile_strides(a);
   const int8_t* xq[NG];
   const float* xd[NG];
   for (int i = 0; i < NG; ++i) {
@@ -183,7 +195,7 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
   const uint8_t* wv = w0 + 2;  // the values of the block, after its scale
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
-      block_sums(wv, stride, xq[0], k, next, c[k % 2][0]);
+      block_sums(wv, strides, xq[0], k, next, c[k % 2][0]);
       if constexpr (NG == 2) {  // the same weight tile against the second group
         _tile_loadd(5, xq[1] + k * kQ8TileBlockBytes, 64);
         _tile_zero(1);
@@ -212,8 +224,8 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
   static_assert(N == 1 || N == 4 || N == 8);
   constexpr int R = kTileRows / N;  // weight rows per vector of sums
   const int64_t blocks = a.cols / kQ8BlockValues;
-  const auto stride = static_cast<long>(a.w_row_bytes);
-  const __m512i rows = lane_offsets(static_cast<int>(a.w_row_bytes));
+  const TileStrides strides = tile_strides(a);
+  const __m512i rows = lane_offsets(static_cast<int>(strides.row));
   // kPick[j]: lane l of vector j holds weight row R j + l / N, activation row l % N.
   alignas(64) static constexpr auto kPick = [] {
     std::array<std::array<int32_t, 16>, N> p{};
@@ -228,13 +240,13 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
       if (k % 2 == 0) {
-        block_sums<0>(wv, stride, a.xq_tiles, k, next, c[0], 4 * N);
+        block_sums<0>(wv, strides, a.xq_tiles, k, next, c[0], 4 * N);
       } else {
-        block_sums<1>(wv, stride, a.xq_tiles, k, next, c[1], 4 * N);
+        block_sums<1>(wv, strides, a.xq_tiles, k, next, c[1], 4 * N);
       }
     }
     if (k > 0) {
-      const uint8_t* block = w0 + (k - 1) * kQ8BlockBytes;
+      const uint8_t* block = w0 + (k - 1) * strides.block;
       // The block's first 4 bytes in each of the 16 rows: its f16 scale in the low half.
       const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(rows, block, 1)));
       const float* dx = a.xd_tiles + (k - 1) * kTileRows;
@@ -274,10 +286,11 @@ NINFER_AMX_TARGET void row_tile(const MatmulArgs& a, int64_t t0, int64_t first, 
     store_tile(a, out[0], 0, t0, first);
     return;
   }
+  const TileStrides strides = tile_strides(a);
   for (int64_t blk = 0; blk < blocks; ++blk) {
     for (int m = 0; m < kTileRows; ++m) {
       uint16_t h;
-      std::memcpy(&h, w0 + m * a.w_row_bytes + blk * kQ8BlockBytes, 2);
+      std::memcpy(&h, w0 + m * strides.row + blk * strides.block, 2);
       dw[blk * kTileRows + m] = _cvtsh_ss(h);
     }
   }
@@ -610,6 +623,7 @@ const KernelTable kTable = [] {
   t.isa = Isa::Amx;
   t.matmul_rows = &matmul_rows;
   t.q8_tiles = true;
+  t.q8_weight_tiles = true;
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;
   t.prompt_attention_queries = 256;

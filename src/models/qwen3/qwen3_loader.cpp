@@ -352,7 +352,9 @@ Qwen3Config gguf_qwen3_config(const gguf::File& file) {
   return c;
 }
 
-std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file) {
+namespace {
+
+std::shared_ptr<Qwen3Weights> gguf_weights(const gguf::File& file) {
   auto w = std::make_shared<Qwen3Weights>();
   w->source = file.path;
   w->config = gguf_qwen3_config(file);
@@ -362,15 +364,40 @@ std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file) {
   return w;
 }
 
+// Packs w's Q8_0 matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
+void pack_q8_tiles(Qwen3Weights& w, const MappedFile& map) {
+  std::vector<TensorView*> matrices = {&w.embed};
+  if (!w.config.tie_word_embeddings) matrices.push_back(&w.lm_head);
+  for (Qwen3LayerWeights& l : w.layers) {
+    for (TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
+      matrices.push_back(t);
+    }
+  }
+  map.rewrite([&](uint8_t* bytes) {
+    for (TensorView* t : matrices) {
+      if (packs_q8_tiles(*t)) pack_q8_tiles(*t, bytes + (static_cast<const uint8_t*>(t->data) - map.data()));
+    }
+  });
+  if (w.config.tie_word_embeddings) w.lm_head = w.embed;
+}
+
+}  // namespace
+
+std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file) { return gguf_weights(file); }
+
 std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path) {
   gguf::File file = gguf::open(path);
   return weights_from_gguf(file);
 }
 
-LoadedQwen3 load_gguf(const std::string& path, Residency residency) {
-  gguf::File file = gguf::open(path, residency);
+LoadedQwen3 load_gguf(const std::string& path, Residency residency, bool q8_tiles) {
+  const std::shared_ptr<const MappedFile> map = MappedFile::open(path, residency);
+  gguf::File file = gguf::parse(map->bytes(), path);
+  file.storage.push_back(map);
+  std::shared_ptr<Qwen3Weights> weights = gguf_weights(file);
+  if (q8_tiles) pack_q8_tiles(*weights, *map);
   LoadedQwen3 out;
-  out.weights = weights_from_gguf(file);
+  out.weights = std::move(weights);
   out.format = "gguf";
   out.dtype = dtype_summary(*out.weights);
   out.tokenizer = checked_tokenizer(load_gguf_tokenizer(file), *out.weights, path + ":tokenizer.ggml.tokens");

@@ -145,6 +145,23 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
   }
 
   kernels_ = options_.isa ? &kernels::kernel_table(*options_.isa) : &kernels::best_kernels();
+  if (!kernels_->q8_weight_tiles) {
+    auto refuse_packed = [&](const TensorView& t) {
+      if (t.q8_tiles) {
+        throw ModelError(ModelErrorKind::Unsupported,
+                         "tensor '" + t.name + "' is packed for the AMX tile unit, which the " +
+                             kernels::isa_name(kernels_->isa) + " kernels do not read",
+                         where(w, t));
+      }
+    };
+    refuse_packed(w.embed);
+    refuse_packed(w.lm_head);
+    for (const Qwen3LayerWeights& l : w.layers) {
+      for (const TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
+        refuse_packed(*t);
+      }
+    }
+  }
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
   kv_ = std::make_unique<KvCache>(c.num_layers, c.num_kv_heads, c.head_dim, options_.slots, options_.max_context);
 
@@ -418,11 +435,9 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   };
   auto item_is_prompt = [&](int64_t t) { return items_[t].prompt; };
 
-  const size_t embed_row = row_bytes(w.embed.dtype, hidden);
   for (int64_t t = 0; t < n; ++t) {
     const Item& it = items_[t];
-    kernels::convert_row(w.embed.dtype, static_cast<const uint8_t*>(w.embed.data) + it.token * embed_row, hidden,
-                         x + t * sx);
+    kernels::convert_row(w.embed.dtype, row_data(w.embed, it.token, embed_row_), hidden, x + t * sx);
     for (int64_t i = 0; i < half; ++i) {
       // Angles in double: positions run to tens of thousands, where fp32 angles drift.
       const double a = static_cast<double>(it.pos) * inv_freq_[i];
