@@ -847,12 +847,8 @@ TEST(Qwen3Forward, PackedQ8WeightsGiveTheSameLogitsAndNeedTheTileUnit) {
   // the row-major weights, bit for bit; kernels without the tile unit refuse the weights up front.
   const auto w = tiny_weights(DType::Q8_0, /*tied=*/false);
   auto packed = std::make_shared<Qwen3Weights>(*w);
-  std::vector<TensorView*> matrices = {&packed->embed, &packed->lm_head};
-  for (auto& l : packed->layers)
-    for (TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
-      matrices.push_back(t);
   int count = 0;
-  for (TensorView* t : matrices) {
+  for (TensorView* t : packed->matrices()) {
     if (!packs_q8_tiles(*t)) continue;
     *t = packed_copy(*packed, *t);
     ++count;

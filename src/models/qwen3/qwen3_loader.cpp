@@ -366,13 +366,7 @@ std::shared_ptr<Qwen3Weights> gguf_weights(const gguf::File& file) {
 
 // Packs w's Q8_0 matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
 void pack_q8_tiles(Qwen3Weights& w, const MappedFile& map) {
-  std::vector<TensorView*> matrices = {&w.embed};
-  if (!w.config.tie_word_embeddings) matrices.push_back(&w.lm_head);
-  for (Qwen3LayerWeights& l : w.layers) {
-    for (TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
-      matrices.push_back(t);
-    }
-  }
+  const std::vector<TensorView*> matrices = w.matrices();
   map.rewrite([&](uint8_t* bytes) {
     for (TensorView* t : matrices) {
       if (packs_q8_tiles(*t)) pack_q8_tiles(*t, bytes + (static_cast<const uint8_t*>(t->data) - map.data()));

@@ -145,21 +145,12 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
   }
 
   kernels_ = options_.isa ? &kernels::kernel_table(*options_.isa) : &kernels::best_kernels();
-  if (!kernels_->q8_weight_tiles) {
-    auto refuse_packed = [&](const TensorView& t) {
-      if (t.q8_tiles) {
-        throw ModelError(ModelErrorKind::Unsupported,
-                         "tensor '" + t.name + "' is packed for the AMX tile unit, which the " +
-                             kernels::isa_name(kernels_->isa) + " kernels do not read",
-                         where(w, t));
-      }
-    };
-    refuse_packed(w.embed);
-    refuse_packed(w.lm_head);
-    for (const Qwen3LayerWeights& l : w.layers) {
-      for (const TensorView* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
-        refuse_packed(*t);
-      }
+  for (const TensorView* t : w.matrices()) {
+    if (t->q8_tiles && !kernels_->q8_weight_tiles) {
+      throw ModelError(ModelErrorKind::Unsupported,
+                       "tensor '" + t->name + "' is packed for the AMX tile unit, which the " +
+                           kernels::isa_name(kernels_->isa) + " kernels do not read",
+                       where(w, *t));
     }
   }
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);

@@ -64,7 +64,21 @@ void check(const Qwen3Weights& w, const TensorView& t, const std::string& role, 
                      location(w, t, role));
 }
 
+// Qwen3Weights::matrices for either constness (T: TensorView or const TensorView).
+template <class T, class W>
+std::vector<T*> matrices_of(W& w) {
+  std::vector<T*> out = {&w.embed};
+  if (!w.config.tie_word_embeddings) out.push_back(&w.lm_head);
+  for (auto& l : w.layers) {
+    for (T* t : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<TensorView*> Qwen3Weights::matrices() { return matrices_of<TensorView>(*this); }
+std::vector<const TensorView*> Qwen3Weights::matrices() const { return matrices_of<const TensorView>(*this); }
 
 void validate_qwen3_weights(const Qwen3Weights& w) {
   const Qwen3Config& c = w.config;

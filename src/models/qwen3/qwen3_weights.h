@@ -52,6 +52,10 @@ struct Qwen3Weights {
   // Keeps the bytes behind the views alive (memory maps, owned buffers).
   std::vector<std::shared_ptr<const void>> storage;
   std::string source;  // path it came from, for messages
+
+  // The matrices the forward pass multiplies by (a tied lm_head once, as the embedding).
+  std::vector<TensorView*> matrices();
+  std::vector<const TensorView*> matrices() const;
 };
 
 // Checks every tensor's presence, dtype and shape against the config; throws ModelError
