@@ -189,9 +189,11 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
     xd[i] = a.xd_tiles + (g + i) * blocks * kTileRows;
   }
   alignas(64) int32_t c[2][NG][kTileRows * 16];
-  __m512 acc[NG][kTileRows];
-  for (auto& row : acc)
-    for (auto& v : row) v = _mm512_setzero_ps();
+  __m512 acc[NG][kTileRows];  // (loops over it unrolled, as in columns_tile)
+#pragma GCC unroll 2
+  for (int i = 0; i < NG; ++i)
+#pragma GCC unroll 16
+    for (int m = 0; m < kTileRows; ++m) acc[i][m] = _mm512_setzero_ps();
   const uint8_t* wv = w0 + 2;  // the values of the block, after its scale
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
@@ -210,7 +212,9 @@ NINFER_AMX_TARGET void groups_tile(const MatmulArgs& a, const uint8_t* w0, const
       }
     }
   }
+#pragma GCC unroll 2
   for (int i = 0; i < NG; ++i)
+#pragma GCC unroll 16
     for (int m = 0; m < kTileRows; ++m) _mm512_store_ps(out[i] + 16 * m, acc[i][m]);
 }
 
@@ -234,8 +238,11 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
     return p;
   }();
   alignas(64) int32_t c[2][kTileRows * N];
+  // Every loop over acc is unrolled: one indexed by a variable kept acc on the stack, and each block's
+  // scaling loaded and stored every accumulator.
   __m512 acc[N];
-  for (auto& v : acc) v = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int j = 0; j < N; ++j) acc[j] = _mm512_setzero_ps();
   const uint8_t* wv = w0 + 2;
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
@@ -262,6 +269,7 @@ NINFER_AMX_TARGET void columns_tile(const MatmulArgs& a, const uint8_t* w0, floa
       }
     }
   }
+#pragma GCC unroll 8
   for (int j = 0; j < N; ++j) {
     alignas(64) float col[16];
     _mm512_store_ps(col, acc[j]);
