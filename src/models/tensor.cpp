@@ -33,11 +33,14 @@ size_t row_bytes(DType dtype, int64_t cols) {
 
 namespace {
 
-// Block k of row r of a Q8_0 matrix whose bytes start at p, in either layout.
+// Where block k of row r lies in a Q8_0 matrix of rb-byte rows, row-major or packed in tiles.
+size_t q8_block_offset(bool tiles, size_t rb, size_t r, size_t k) {
+  if (!tiles) return r * rb + k * kQ8BlockBytes;
+  return r / kQ8TileRows * kQ8TileRows * rb + (k * kQ8TileRows + r % kQ8TileRows) * kQ8BlockBytes;
+}
+
 const uint8_t* q8_block(const TensorView& t, const uint8_t* p, size_t r, size_t k) {
-  const size_t rb = row_bytes(DType::Q8_0, t.cols());
-  if (!t.q8_tiles) return p + r * rb + k * kQ8BlockBytes;
-  return p + r / kQ8TileRows * kQ8TileRows * rb + (k * kQ8TileRows + r % kQ8TileRows) * kQ8BlockBytes;
+  return p + q8_block_offset(t.q8_tiles, row_bytes(DType::Q8_0, t.cols()), r, k);
 }
 
 }  // namespace
@@ -92,7 +95,7 @@ void pack_q8_tiles(TensorView& t, uint8_t* bytes) {
     std::memcpy(tile.data(), p, tile_bytes);
     for (size_t k = 0; k < blocks; ++k)
       for (size_t m = 0; m < kQ8TileRows; ++m)
-        std::memcpy(p + (k * kQ8TileRows + m) * kQ8BlockBytes, tile.data() + m * rb + k * kQ8BlockBytes, kQ8BlockBytes);
+        std::memcpy(p + q8_block_offset(true, rb, m, k), tile.data() + q8_block_offset(false, rb, m, k), kQ8BlockBytes);
   }
   t.q8_tiles = true;
 }
