@@ -991,11 +991,13 @@ TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
   // the scalar, AVX2 and AVX-512 kernels agree bit for bit, in every path (tiles, panels, slices).
   // The tile unit (AMX) accumulates whole-block sums in one chain per output instead; it must give
   // exactly what that rule, spelt out here, gives. Rows from 7 (fewer than a tile) to 61 (tiles and
-  // an overlapping last one); batches that fill groups of 16 activation rows partly and wholly.
+  // an overlapping last one), and 125 and 200, whose tasks of 32 and 64 rows take decode batches'
+  // tiles in pairs (columns_pair) before a single or overlapping last one; batches that fill groups
+  // of 16 activation rows partly and wholly.
   if (!kernels::isa_supported(Isa::Avx2)) GTEST_SKIP() << "only the scalar kernels run here";
   Qwen3Weights owner;
   for (int64_t cols : {32, 96, 1056, 2080}) {
-    for (int64_t rows : {7, 29, 61}) {
+    for (int64_t rows : {7, 29, 61, 125, 200}) {
       std::vector<float> wv(static_cast<size_t>(rows * cols));
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
       const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
