@@ -1002,7 +1002,7 @@ TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
       const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
       const auto* wb = static_cast<const uint8_t*>(w.data);
-      for (int64_t batch : {1, 2, 3, 5, 16, 17, 40}) {
+      for (int64_t batch : {1, 2, 3, 5, 9, 16, 17, 40}) {
         std::vector<float> x(static_cast<size_t>(batch * cols));
         for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 4);
         std::vector<std::vector<float>> y;

@@ -103,9 +103,10 @@ struct TilePass {
   }
 };
 
-// For batches of at most N activation rows (decode; N = 1, 4 or 8): the same tiles but N columns of
-// sums and activations, so that a block's sums are stored as 16 x N int32 (64 N bytes instead of 1
-// KiB) and read back as N vectors (see columns_tiles); tiles 3, 6 and 7 repeat tile 2.
+// For batches of at most N activation rows (decode, and decode rows beside a short prompt chunk; N =
+// 1, 4, 8 or 16): the same tiles but N columns of sums and activations, so that a block's sums are
+// stored as 16 x N int32 (64 N bytes instead of 1 KiB for N < 16) and read back as N vectors (see
+// columns_tiles); tiles 3, 6 and 7 repeat tile 2.
 TileConfig columns_config(int n) {
   TileConfig c = tile_config();
   for (int t : {0, 1, 4, 5}) c.colsb[t] = static_cast<uint16_t>(4 * n);
@@ -116,9 +117,13 @@ TileConfig columns_config(int n) {
   return c;
 }
 
-// Batches up to 8 rows take columns_tiles<N, T> under columns_config(N): the N of a batch, or 0 for the
-// full tiles of groups_tile.
-constexpr int columns_for(int64_t batch) { return batch == 1 ? 1 : batch <= 4 ? 4 : batch <= 8 ? 8 : 0; }
+// Batches up to 16 rows take columns_tiles<N, T> under columns_config(N): the N of a batch, or 0 for
+// groups_tile (prompt chunks). At 9-16 rows, columns_tiles<16, 2> (weight tiles in pairs) instead of
+// groups_tile made a decode step of 9 rows 47.1-47.6 -> 45.9-46.1 ms and of 16 rows 55.6-56.7 ->
+// 53.7-54.2 ms (q8_0, 2 threads); with one tile at a time it gained less (45.9-47.0, 55.1-57.1).
+constexpr int columns_for(int64_t batch) {
+  return batch == 1 ? 1 : batch <= 4 ? 4 : batch <= 8 ? 8 : batch <= 16 ? 16 : 0;
+}
 
 // Adds one block's sums (c: 16 x 16 int32, [weight row][activation row]) to the accumulators, each
 // scaled by d_w * d_x as the other instruction sets scale theirs.
@@ -260,7 +265,7 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void pair_sums(const uin
 template <int N, int T>
 NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (&w)[T], float* const (&out)[T],
                                      const uint8_t* const (&next)[T]) {
-  static_assert(N == 1 || N == 4 || N == 8);
+  static_assert(N == 1 || N == 4 || N == 8 || N == 16);
   static_assert(T == 1 || T == 2);
   constexpr int R = kTileRows / N;  // weight rows per vector of sums
   const int64_t blocks = a.cols / kQ8BlockValues;
@@ -279,7 +284,7 @@ NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (
   __m512 acc[T][N];
 #pragma GCC unroll 2
   for (int t = 0; t < T; ++t)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int j = 0; j < N; ++j) acc[t][j] = _mm512_setzero_ps();
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
@@ -307,13 +312,14 @@ NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (
       if constexpr (N == 1) dxv = _mm512_set1_ps(dx[0]);
       if constexpr (N == 4) dxv = _mm512_broadcast_f32x4(_mm_loadu_ps(dx));
       if constexpr (N == 8) dxv = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(dx))));
+      if constexpr (N == 16) dxv = _mm512_loadu_ps(dx);
 #pragma GCC unroll 2
       for (int t = 0; t < T; ++t) {
         // The block's first 4 bytes in each of the 16 rows: its f16 scale in the low half.
         const uint8_t* block = w[t] + (k - 1) * strides.block;
         const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(rows, block, 1)));
         const int32_t* sums = c[(k - 1) % 2][t];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (int j = 0; j < N; ++j) {
           const __m512 dwj = N == 1 ? dw : _mm512_permutexvar_ps(_mm512_load_si512(kPick[j].data()), dw);
           acc[t][j] =
@@ -324,7 +330,7 @@ NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (
   }
 #pragma GCC unroll 2
   for (int t = 0; t < T; ++t) {
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int j = 0; j < N; ++j) {
       alignas(64) float col[16];
       _mm512_store_ps(col, acc[t][j]);
@@ -333,7 +339,7 @@ NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (
   }
 }
 
-// Weight rows [t0, t0 + 16 T) of a batch of at most 8 rows (columns_for(batch) = n), T tiles at once;
+// Weight rows [t0, t0 + 16 T) of a batch of at most 16 rows (columns_for(batch) = n), T tiles at once;
 // writes rows [first, t0 + 16 T).
 template <int T>
 NINFER_AMX_TARGET void row_columns(const MatmulArgs& a, int n, int64_t t0, int64_t first,
@@ -349,8 +355,10 @@ NINFER_AMX_TARGET void row_columns(const MatmulArgs& a, int n, int64_t t0, int64
     columns_tiles<1, T>(a, w, out, next);
   } else if (n == 4) {
     columns_tiles<4, T>(a, w, out, next);
-  } else {
+  } else if (n == 8) {
     columns_tiles<8, T>(a, w, out, next);
+  } else {
+    columns_tiles<16, T>(a, w, out, next);
   }
   for (int t = 0; t < T; ++t) {
     const int64_t ts = t0 + t * kTileRows;
@@ -421,9 +429,9 @@ NINFER_AMX_TARGET void q8_matmul_rows(const MatmulArgs& a, int64_t row_begin, in
     return;
   }
   static const TileConfig config = tile_config(), one = columns_config(1), four = columns_config(4),
-                          eight = columns_config(8);
+                          eight = columns_config(8), sixteen = columns_config(16);
   const int n = columns_for(a.batch);
-  _tile_loadconfig(n == 1 ? &one : n == 4 ? &four : n == 8 ? &eight : &config);
+  _tile_loadconfig(n == 1 ? &one : n == 4 ? &four : n == 8 ? &eight : n == 16 ? &sixteen : &config);
   thread_local std::vector<float> dw;
   dw.resize(static_cast<size_t>(a.cols / kQ8BlockValues * kTileRows));
   int64_t r0 = row_begin;
