@@ -40,6 +40,12 @@ struct CausalAttentionArgs {
   int64_t dim = 0;    // head dimension, >= 1
   float scale = 0.0f;        // scores are scale * q.k (1/sqrt(dim) for Qwen3)
   float* scratch = nullptr;  // causal_attention_scratch_floats(rows, heads, dim) floats, this call's own
+  // Optional: where the caller's next call on this thread starts (its first tile's keys and values,
+  // laid out as k and v, and how many positions of it that call reads), so that this call can ask for
+  // those lines during its last tile. A kernel may ignore it.
+  const uint16_t* next_k = nullptr;
+  const uint16_t* next_v = nullptr;
+  int64_t next_count = 0;
 };
 
 // Row stride of a V tile widened out of the cache: whole 64-byte lines, off multiples of 256

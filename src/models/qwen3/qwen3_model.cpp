@@ -375,7 +375,16 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   const int64_t attention_stride = kernels::causal_attention_scratch_floats(
       attention_block_rows(c, std::max(kernels_->attention_queries, kernels_->prompt_attention_queries)), group, hd);
   float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
-  const int64_t attention_tasks = static_cast<int64_t>(attention_blocks_.size()) * kv_heads;
+  // Attention tasks take several KV heads of a block in turn when there are blocks enough to keep
+  // every thread busy (at least 4 tasks per thread): a block's heads lie one after the other in the
+  // cache, and each call asks for the next head's first tile while it works on its last (B=8 q8_0
+  // decode over 512 tokens, 2 threads: forward 48.5-49.7 -> 47.3-47.8 ms).
+  const int64_t blocks = static_cast<int64_t>(attention_blocks_.size());
+  int64_t heads_per_task = kv_heads;
+  while (heads_per_task > 1 && (heads_per_task % 2 != 0 || blocks * (kv_heads / heads_per_task) < 4 * threads))
+    heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
+  const int64_t head_tasks = kv_heads / heads_per_task;
+  const int64_t attention_tasks = blocks * head_tasks;
 
   // Row-wise work (norms, rotary, KV writes) goes over the pool for prefill chunks: on this thread
   // alone it kept the others waiting (with the matmuls on AMX, this function's own code was ~7% of a
@@ -484,26 +493,33 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     // earlier tokens of this chunk) are in the cache by now. One task per block of consecutive
     // positions and KV head: the group of query heads sharing that KV head reads each K/V tile once.
     pool_->run(attention_tasks, [&](int64_t task, int worker) {
-      const AttentionBlock& b = attention_blocks_[task / kv_heads];
-      const int64_t g = task % kv_heads;
+      const AttentionBlock& b = attention_blocks_[task / head_tasks];
       const Item& it = items_[b.first];
-      kernels::CausalAttentionArgs a;
-      a.q = q + b.first * sq + g * group * hd;
-      a.q_stride = sq;
-      a.k = kv_->keys(it.slot, l) + kv_->key_index(0, g * hd);
-      a.k_block_stride = kv_->block_stride();
-      a.v = kv_->values(it.slot, l) + kv_->value_index(0, g * hd);
-      a.v_block_stride = kv_->block_stride();
-      a.v_stride = hd;
-      a.out = attn + b.first * sq + g * group * hd;
-      a.out_stride = sq;
-      a.pos0 = it.pos;
-      a.rows = b.rows;
-      a.heads = group;
-      a.dim = hd;
-      a.scale = scale;
-      a.scratch = attention_scratch + worker * attention_stride;
-      kernels_->attention(it.prompt)(a);
+      const int64_t g0 = task % head_tasks * heads_per_task;
+      for (int64_t g = g0; g < g0 + heads_per_task; ++g) {
+        kernels::CausalAttentionArgs a;
+        a.q = q + b.first * sq + g * group * hd;
+        a.q_stride = sq;
+        a.k = kv_->keys(it.slot, l) + kv_->key_index(0, g * hd);
+        a.k_block_stride = kv_->block_stride();
+        a.v = kv_->values(it.slot, l) + kv_->value_index(0, g * hd);
+        a.v_block_stride = kv_->block_stride();
+        a.v_stride = hd;
+        a.out = attn + b.first * sq + g * group * hd;
+        a.out_stride = sq;
+        a.pos0 = it.pos;
+        a.rows = b.rows;
+        a.heads = group;
+        a.dim = hd;
+        a.scale = scale;
+        a.scratch = attention_scratch + worker * attention_stride;
+        if (g + 1 < g0 + heads_per_task) {  // the next head's first tile
+          a.next_k = a.k + kv_->key_index(0, hd) - kv_->key_index(0, 0);
+          a.next_v = a.v + kv_->value_index(0, hd) - kv_->value_index(0, 0);
+          a.next_count = it.pos + b.rows;
+        }
+        kernels_->attention(it.prompt)(a);
+      }
     });
 
     const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};
