@@ -375,12 +375,16 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   const int64_t attention_stride = kernels::causal_attention_scratch_floats(
       attention_block_rows(c, std::max(kernels_->attention_queries, kernels_->prompt_attention_queries)), group, hd);
   float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
-  // Attention tasks take several KV heads of a block in turn when there are blocks enough to keep
-  // every thread busy (at least 4 tasks per thread): a block's heads lie one after the other in the
-  // cache, and each call asks for the next head's first tile while it works on its last (B=8 q8_0
-  // decode over 512 tokens, 2 threads: forward 48.5-49.7 -> 47.3-47.8 ms).
+  // Decode steps' attention tasks take several KV heads of a block in turn when there are blocks
+  // enough to keep every thread busy (at least 4 tasks per thread): a block's heads lie one after the
+  // other in the cache, and each call asks for the next head's first tile while it works on its last
+  // (B=8 q8_0 decode over 512 tokens, 2 threads: forward 48.5-49.7 -> 47.3-47.8 ms). Prompt blocks
+  // keep a task per head: their tasks are long and unequal, and coarser ones left threads idle (a
+  // 2,048-token prefill 3% slower).
   const int64_t blocks = static_cast<int64_t>(attention_blocks_.size());
-  int64_t heads_per_task = kv_heads;
+  bool prompt_blocks = false;
+  for (const AttentionBlock& b : attention_blocks_) prompt_blocks |= items_[b.first].prompt;
+  int64_t heads_per_task = prompt_blocks ? 1 : kv_heads;
   while (heads_per_task > 1 && (heads_per_task % 2 != 0 || blocks * (kv_heads / heads_per_task) < 4 * threads))
     heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
   const int64_t head_tasks = kv_heads / heads_per_task;
