@@ -233,6 +233,8 @@ template <int P>
 NINFER_AMX_TARGET inline __attribute__((always_inline)) void pair_sums(const uint8_t* wa, const uint8_t* wb,
                                                                      TileStrides s, const int8_t* xq, int64_t k,
                                                                      int32_t* ca, int32_t* cb, long c_stride) {
+  // Written out per parity: GCC's tile intrinsics paste the tile number into assembly text, so it
+  // must be a literal (a template parameter does not assemble).
   if constexpr (P == 0) {
     _tile_loadd(2, wa + k * s.block, s.row);
     _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
