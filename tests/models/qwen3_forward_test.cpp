@@ -992,7 +992,7 @@ TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
   // The tile unit (AMX) accumulates whole-block sums in one chain per output instead; it must give
   // exactly what that rule, spelt out here, gives. Rows from 7 (fewer than a tile) to 61 (tiles and
   // an overlapping last one), and 125 and 200, whose tasks of 32 and 64 rows take decode batches'
-  // tiles in pairs (columns_pair) before a single or overlapping last one; batches that fill groups
+  // tiles in pairs (columns_tiles<N, 2>) before a single or overlapping last one; batches that fill groups
   // of 16 activation rows partly and wholly.
   if (!kernels::isa_supported(Isa::Avx2)) GTEST_SKIP() << "only the scalar kernels run here";
   Qwen3Weights owner;

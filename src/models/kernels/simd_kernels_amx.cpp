@@ -149,6 +149,14 @@ inline TileStrides tile_strides(const MatmulArgs& a) {
   return {static_cast<long>(a.w_row_bytes), kQ8BlockBytes};
 }
 
+// Asks for block k of the weight tile at `next` (16 rows at strides s), or nothing when it is null.
+NINFER_AMX_TARGET inline __attribute__((always_inline)) void ask_block(const uint8_t* next, TileStrides s,
+                                                                     int64_t k) {
+  if (next == nullptr) return;
+#pragma GCC unroll 16
+  for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * s.row + k * s.block, 0, 2);
+}
+
 // Block k's sums of the weight tile at wv (the rows' values, at strides s) against one group's
 // activations xq into c (c_stride bytes per weight row), first asking for the next tile's block k
 // (see below). Tiles 0, 2 and 4 (P = 0), or 1, 3 and 5 (P = 1, under columns_config): tiles are not
@@ -158,10 +166,7 @@ NINFER_AMX_TARGET inline __attribute__((always_inline)) void block_sums(const ui
                                                                       const int8_t* xq, int64_t k,
                                                                       const uint8_t* next, int32_t* c,
                                                                       long c_stride = 64) {
-  if (next != nullptr) {
-#pragma GCC unroll 16
-    for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next + m * s.row + k * s.block, 0, 2);
-  }
+  ask_block(next, s, k);
   if constexpr (P == 0) {  // (the tile numbers must be literals)
     _tile_loadd(2, wv + k * s.block, s.row);
     _tile_loadd(4, xq + k * kQ8TileBlockBytes, 64);
@@ -291,11 +296,7 @@ NINFER_AMX_TARGET void columns_tiles(const MatmulArgs& a, const uint8_t* const (
   for (int64_t k = 0; k <= blocks; ++k) {
     if (k < blocks) {
 #pragma GCC unroll 2
-      for (int t = 0; t < T; ++t) {
-        if (next[t] == nullptr) continue;
-#pragma GCC unroll 16
-        for (int m = 0; m < kTileRows; ++m) __builtin_prefetch(next[t] + m * strides.row + k * strides.block, 0, 2);
-      }
+      for (int t = 0; t < T; ++t) ask_block(next[t], strides, k);
       if constexpr (T == 1) {
         if (k % 2 == 0) {
           block_sums<0>(w[0] + 2, strides, a.xq_tiles, k, nullptr, c[0][0], 4 * N);

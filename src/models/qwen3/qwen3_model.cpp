@@ -385,7 +385,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   bool prompt_blocks = false;
   for (const AttentionBlock& b : attention_blocks_) prompt_blocks |= items_[b.first].prompt;
   int64_t heads_per_task = prompt_blocks ? 1 : kv_heads;
-  while (heads_per_task > 1 && (heads_per_task % 2 != 0 || blocks * (kv_heads / heads_per_task) < 4 * threads))
+  while (heads_per_task > 1 && blocks * (kv_heads / heads_per_task) < 4 * threads)  // (halved: still divides)
     heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
   const int64_t head_tasks = kv_heads / heads_per_task;
   const int64_t attention_tasks = blocks * head_tasks;
