@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <latch>
 #include <mutex>
 #include <thread>
 
@@ -42,6 +43,10 @@ struct Round {
   double wall_s = 0;
   uint64_t tokens = 0;
   std::vector<double> itl_ms;                   // gaps between consecutive token events of a request
+  // Token events as (seconds from the round's start, tokens), and each row's first and last event:
+  // the span in which all B rows decode, from the last row's first token to the first row's last.
+  std::vector<std::pair<double, int>> events;
+  double all_decoding_s = 0, first_done_s = 1e300;
   std::vector<double> constraint_cpu_ms_per_token;  // per request: (mask + accept) CPU / tokens
   std::vector<double> prepare_cpu_ms;           // per request
   int requests = 0, complete = 0, errors = 0;
@@ -53,10 +58,14 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
   Round round;
   round.before = engine.stats();
   std::mutex mu;
-  const auto t0 = Clock::now();
+  // The clients submit together, once all exist (started one by one, the first request's steps ran
+  // alone while the other threads were being created).
+  std::latch start(a.batch + 1);
+  Clock::time_point t0;
   std::vector<std::thread> clients;
   for (int row = 0; row < a.batch; ++row) {
     clients.emplace_back([&, row] {
+      start.arrive_and_wait();
       int left = a.tokens;
       uint64_t n = 0;
       Round local;
@@ -78,6 +87,7 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
           const auto now = Clock::now();
           if (last) local.itl_ms.push_back(std::chrono::duration<double, std::milli>(now - *last).count());
           last = now;
+          local.events.emplace_back(std::chrono::duration<double>(now - t0).count(), static_cast<int>(ev->tokens.size()));
         }
         const GenerationResult r = h.wait();
         ++local.requests;
@@ -96,6 +106,11 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
         left -= r.usage.completion_tokens;
       }
       std::lock_guard<std::mutex> lock(mu);
+      if (!local.events.empty()) {
+        round.all_decoding_s = std::max(round.all_decoding_s, local.events.front().first);
+        round.first_done_s = std::min(round.first_done_s, local.events.back().first);
+      }
+      round.events.insert(round.events.end(), local.events.begin(), local.events.end());
       round.tokens += local.tokens;
       round.requests += local.requests;
       round.complete += local.complete;
@@ -107,6 +122,8 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
       round.prepare_cpu_ms.insert(round.prepare_cpu_ms.end(), local.prepare_cpu_ms.begin(), local.prepare_cpu_ms.end());
     });
   }
+  t0 = Clock::now();
+  start.arrive_and_wait();
   for (auto& t : clients) t.join();
   round.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   round.after = engine.stats();
@@ -114,7 +131,7 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
 }
 
 nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const BenchArgs& a) {
-  std::vector<double> ms_per_step, tps, itl_p50, itl_p90, cpu_p50;
+  std::vector<double> ms_per_step, tps, decode_tps, itl_p50, itl_p90, cpu_p50;
   std::vector<double> all_cpu, all_prepare;
   std::vector<double> forward_ms, mask_ms, sample_ms, commit_ms;
   int requests = 0, complete = 0, errors = 0;
@@ -124,6 +141,15 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
     itl_p50.push_back(percentile(itl, 50));
     itl_p90.push_back(percentile(itl, 90));
     tps.push_back(r.tokens / r.wall_s);
+    // Decode throughput: the tokens of the events after the last row's first and up to the first
+    // row's last, over that span (the whole round's tokens/s also counts the rows' staggered
+    // admission: while rows decode, new prompts enter a few positions a step, see EngineOptions).
+    if (r.first_done_s > r.all_decoding_s) {
+      uint64_t n = 0;
+      for (const auto& [t, k] : r.events)
+        if (t > r.all_decoding_s && t <= r.first_done_s) n += static_cast<uint64_t>(k);
+      decode_tps.push_back(static_cast<double>(n) / (r.first_done_s - r.all_decoding_s));
+    }
     ms_per_step.push_back(1e3 * r.wall_s * a.batch / std::max<double>(1.0, double(r.tokens)));
     if (!r.constraint_cpu_ms_per_token.empty()) cpu_p50.push_back(median_of_samples(r.constraint_cpu_ms_per_token));
     all_cpu.insert(all_cpu.end(), r.constraint_cpu_ms_per_token.begin(), r.constraint_cpu_ms_per_token.end());
@@ -140,6 +166,7 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
   j["itl_ms_p90"] = median_of_samples(itl_p90);
   j["wall_ms_per_step"] = median_of_samples(ms_per_step);
   j["tokens_per_s"] = median_of_samples(tps);
+  if (!decode_tps.empty()) j["decode_tokens_per_s"] = median_of_samples(decode_tps);  // all B rows decoding
   j["requests"] = requests;
   j["errors"] = errors;
   // Mean worker wall time per batch step (median over rounds), prefill steps included.
@@ -235,6 +262,15 @@ int run_bench(const BenchArgs& args) {
     for (const auto& r : runs)
       ratios["b" + std::to_string(r["batch"].get<int>())] = r["unconstrained"]["tokens_per_s"].get<double>() / first;
     out["unconstrained_total_tokens_per_s_vs_first"] = ratios;
+    // The same for decode throughput alone (Round::events), where every run has it.
+    if (std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r["unconstrained"].contains("decode_tokens_per_s"); })) {
+      const double first_decode = runs[0]["unconstrained"]["decode_tokens_per_s"].get<double>();
+      nlohmann::ordered_json decode_ratios;
+      for (const auto& r : runs)
+        decode_ratios["b" + std::to_string(r["batch"].get<int>())] =
+            r["unconstrained"]["decode_tokens_per_s"].get<double>() / first_decode;
+      out["unconstrained_decode_tokens_per_s_vs_first"] = decode_ratios;
+    }
     std::cout << out.dump(2) << std::endl;
     return 0;
   } catch (const std::exception& e) {

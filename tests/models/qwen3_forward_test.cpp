@@ -733,7 +733,7 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   // kind.
   Qwen3Weights owner;
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
-    for (int64_t cols : dtype == DType::Q8_0 ? std::vector<int64_t>{96, 1056} : std::vector<int64_t>{83, 1100}) {
+    for (int64_t cols : dtype == DType::Q8_0 ? std::vector<int64_t>{96, 1056} : std::vector<int64_t>{83, 1088, 1100}) {
       const int64_t rows = 37, batch = 33;
       std::vector<float> wv(static_cast<size_t>(rows * cols)), x(static_cast<size_t>(batch * cols));
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.7 * static_cast<double>(i));

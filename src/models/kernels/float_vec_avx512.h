@@ -46,6 +46,27 @@ struct FloatVec {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
+  // hsum of v[0..7] into out[0..7], the same additions in the same pairs as hsum's (so the same bits),
+  // done for the eight at once: each level adds the halves of two vectors packed side by side, 3
+  // instructions per two vectors instead of 2 per vector, and no extraction until the end.
+  NINFER_AVX512_OP void hsum8(const reg* v, float* out) {
+    reg h[4];  // v[2p]'s lanes i + i+8 in lanes 0-7, v[2p+1]'s in 8-15
+    for (int p = 0; p < 4; ++p) {
+      h[p] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0x44),
+                           _mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0xee));
+    }
+    reg q[2];  // quarter k: v[4p + k]'s lanes i + i+4 of the above
+    for (int p = 0; p < 2; ++p) {
+      q[p] = _mm512_add_ps(_mm512_shuffle_f32x4(h[2 * p], h[2 * p + 1], 0x88),
+                           _mm512_shuffle_f32x4(h[2 * p], h[2 * p + 1], 0xdd));
+    }
+    // Quarter k: lanes 0-1 of v[k]'s sums i + i+2, lanes 2-3 of v[k + 4]'s; then their two lanes.
+    const reg t = _mm512_add_ps(_mm512_shuffle_ps(q[0], q[1], 0x44), _mm512_shuffle_ps(q[0], q[1], 0xee));
+    const reg u = _mm512_add_ps(_mm512_shuffle_ps(t, t, 0x88), _mm512_shuffle_ps(t, t, 0xdd));
+    // Quarter k now holds v[k]'s sum in lane 0 and v[k + 4]'s in lane 1.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+    _mm256_storeu_ps(out, _mm512_castps512_ps256(_mm512_permutexvar_ps(order, u)));
+  }
   // Keeps a loaded operand in a register (see the AVX2 one).
   NINFER_AVX512_OP void in_register(reg& a) { asm("" : "+v"(a)); }
   NINFER_AVX512_OP float fmadd1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }

@@ -41,6 +41,9 @@ struct FloatVec {
   // a where x >= 0, else b.
   NINFER_SCALAR_OP reg select_nonneg(reg x, reg a, reg b) { return x >= 0.0f ? a : b; }
   NINFER_SCALAR_OP float hsum(reg a) { return a; }
+  NINFER_SCALAR_OP void hsum8(const reg* v, float* out) {  // as AVX-512's, one by one
+    for (int j = 0; j < 8; ++j) out[j] = hsum(v[j]);
+  }
   NINFER_SCALAR_OP void in_register(reg& a) { (void)a; }
   NINFER_SCALAR_OP float fmadd1(float a, float b, float c) { return a * b + c; }
 };
