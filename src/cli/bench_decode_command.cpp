@@ -133,7 +133,7 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
 nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const BenchArgs& a) {
   std::vector<double> ms_per_step, tps, decode_tps, itl_p50, itl_p90, cpu_p50;
   std::vector<double> all_cpu, all_prepare;
-  std::vector<double> forward_ms, mask_ms, sample_ms, commit_ms;
+  std::vector<double> forward_ms, mask_ms, sample_ms, commit_ms, step_counts;
   int requests = 0, complete = 0, errors = 0;
   for (const Round& r : rounds) {
     std::vector<double> itl = r.itl_ms;
@@ -156,6 +156,7 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
     all_prepare.insert(all_prepare.end(), r.prepare_cpu_ms.begin(), r.prepare_cpu_ms.end());
     requests += r.requests, complete += r.complete, errors += r.errors;
     const double steps = std::max<double>(1.0, double(r.after.steps - r.before.steps));
+    step_counts.push_back(steps);
     forward_ms.push_back(1e3 * (r.after.forward_s - r.before.forward_s) / steps);
     mask_ms.push_back(1e3 * (r.after.mask_s - r.before.mask_s) / steps);
     sample_ms.push_back(1e3 * (r.after.sample_s - r.before.sample_s) / steps);
@@ -168,6 +169,7 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
   j["tokens_per_s"] = median_of_samples(tps);
   if (!decode_tps.empty()) j["decode_tokens_per_s"] = median_of_samples(decode_tps);  // all B rows decoding
   j["requests"] = requests;
+  j["steps_per_round"] = median_of_samples(step_counts);  // tokens per row, plus the admission's steps
   j["errors"] = errors;
   // Mean worker wall time per batch step (median over rounds), prefill steps included.
   j["step_ms"] = {{"forward", median_of_samples(forward_ms)}, {"mask", median_of_samples(mask_ms)}, {"sample", median_of_samples(sample_ms)},
