@@ -259,20 +259,18 @@ int run_bench(const BenchArgs& args) {
     nlohmann::ordered_json out;
     out["model"] = engine.model_description();
     out["runs"] = runs;
-    const double first = runs[0]["unconstrained"]["tokens_per_s"].get<double>();
-    nlohmann::ordered_json ratios;
-    for (const auto& r : runs)
-      ratios["b" + std::to_string(r["batch"].get<int>())] = r["unconstrained"]["tokens_per_s"].get<double>() / first;
-    out["unconstrained_total_tokens_per_s_vs_first"] = ratios;
-    // The same for decode throughput alone (Round::events), where every run has it.
-    if (std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r["unconstrained"].contains("decode_tokens_per_s"); })) {
-      const double first_decode = runs[0]["unconstrained"]["decode_tokens_per_s"].get<double>();
-      nlohmann::ordered_json decode_ratios;
+    // Each B's unconstrained `field` over the first B's.
+    auto ratios_of = [&](const char* field) {
+      const double first = runs[0]["unconstrained"][field].get<double>();
+      nlohmann::ordered_json ratios;
       for (const auto& r : runs)
-        decode_ratios["b" + std::to_string(r["batch"].get<int>())] =
-            r["unconstrained"]["decode_tokens_per_s"].get<double>() / first_decode;
-      out["unconstrained_decode_tokens_per_s_vs_first"] = decode_ratios;
-    }
+        ratios["b" + std::to_string(r["batch"].get<int>())] = r["unconstrained"][field].get<double>() / first;
+      return ratios;
+    };
+    out["unconstrained_total_tokens_per_s_vs_first"] = ratios_of("tokens_per_s");
+    // The same for decode throughput alone (Round::events), where every run has it.
+    if (std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r["unconstrained"].contains("decode_tokens_per_s"); }))
+      out["unconstrained_decode_tokens_per_s_vs_first"] = ratios_of("decode_tokens_per_s");
     std::cout << out.dump(2) << std::endl;
     return 0;
   } catch (const std::exception& e) {

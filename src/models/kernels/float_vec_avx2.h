@@ -43,7 +43,6 @@ struct FloatVec {
   NINFER_AVX2_OP void hsum8(const reg* v, float* out) {  // as AVX-512's, one by one
     for (int j = 0; j < 8; ++j) out[j] = hsum(v[j]);
   }
-
   // Keeps a loaded operand in a register: otherwise the compiler folds the load into every FMA that
   // uses it, and the loads, not the FMAs, set the pace.
   NINFER_AVX2_OP void in_register(reg& a) { asm("" : "+x"(a)); }
