@@ -1,6 +1,7 @@
 // AVX-512 (F, VL, VNNI) instances of the kernels: 16 floats per register, 32 registers, so tiles of one weight row
 // against up to 8 batch rows (batches of 1-2), and of 3 weight rows x 8 batch rows (24 accumulators,
-// 3 widened weights, 1 activation) for larger batches.
+// 3 widened weights, 1 activation) for larger batches; Q8_0's larger batches in tiles of 2 weight-row
+// pairs x 8 batch rows (Q8Vnni::Pair, 16 accumulators).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -32,7 +33,7 @@ struct V : FloatVec {
   static constexpr int kTileRows = 3;
   static constexpr int kTileBatch = 8;
   using Q8 = Q8Vnni;  // Q8_0 weights: int8 dot products (q8_block_dot.h)
-  static constexpr int kQ8TileRows = 4;
+  static constexpr int kQ8TileRows = 4;  // (the one-row-per-register tiles, unused: Q8::Pair's are)
   static constexpr int kQ8TileBatch = 4;
   NINFER_VEC_OP reg load_bf16(const uint16_t* p) {
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
