@@ -174,7 +174,8 @@ struct Q8Vnni : Q8Avx2 {
     // One block of 32 activations, offset, each 4-byte group twice: out[8g + k] = out[8g + 4 + k] =
     // x[4g + k] + 128 (kOffsetBlockBytes).
     NINFER_Q8_VNNI_OP void offset(const int8_t* x, uint8_t* out) {
-      const __m256i v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), _mm256_set1_epi8(-128));
+      const __m256i v =
+          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), _mm256_set1_epi8(-128));
       const __m512i twice = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
       _mm512_storeu_si512(out, _mm512_permutexvar_epi32(twice, _mm512_castsi256_si512(v)));
     }
@@ -182,7 +183,8 @@ struct Q8Vnni : Q8Avx2 {
     NINFER_Q8_VNNI_OP weights load_weights(const uint8_t* block0, const uint8_t* block1) {
       const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block0 + 2));
       const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block1 + 2));
-      const __m512i w = _mm512_permutex2var_epi32(_mm512_castsi256_si512(lo), interleave_index(), _mm512_castsi256_si512(hi));
+      const __m512i w =
+          _mm512_permutex2var_epi32(_mm512_castsi256_si512(lo), interleave_index(), _mm512_castsi256_si512(hi));
       const __m512i sum128 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(-128), w);
       return {w, _mm512_sub_epi32(_mm512_setzero_si512(), sum128)};
     }
