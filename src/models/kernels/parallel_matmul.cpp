@@ -38,6 +38,8 @@ struct QuantisedActivations {
   std::vector<float> d;
   std::vector<int8_t> q_tiles;  // the same for the tile unit (kQ8TileBlockBytes)
   std::vector<float> d_tiles;
+  std::vector<uint8_t> xu;  // the same for the pair tiles (KernelTable::pack_q8_offsets)
+  std::vector<float> xd2;
 };
 
 // Activations as bf16 parts for bf16 weights on the tile unit (kPairTileBlockValues), per calling thread.
@@ -101,11 +103,19 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
     qa.q_tiles.resize(tiled);
     qa.d_tiles.resize(tiled / kQ8BlockValues);
   }
+  // Batches that the panels take (on every ISA, batches of 3 rows or more) read the pair tiles' copy.
+  const bool offsets = kernels.pack_q8_offsets != nullptr && batch >= 3;
+  if (offsets && qa.xd2.size() < 2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad) {
+    qa.xd2.resize(2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad);
+    qa.xu.resize(n / kQ8BlockValues * KernelTable::kQ8OffsetBlockBytes);
+  }
   // Plain pointers: inside the lambda, `qa` would name each pool thread's own instance.
   int8_t* q = qa.q.data();
   float* d = qa.d.data();
   int8_t* qt = qa.q_tiles.data();
   float* dt = qa.d_tiles.data();
+  uint8_t* xu = qa.xu.data();
+  float* xd2 = qa.xd2.data();
   // Whole groups of 16 rows per task, so that a task packs the groups it quantised.
   auto groups_of = [&](int64_t g0, int64_t g1) {
     const int64_t b1 = g1 * kTileGroup < batch ? g1 * kTileGroup : batch;
@@ -115,6 +125,7 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
     if (kernels.q8_tiles) {
       for (int64_t g = g0; g < g1; ++g) pack_tile_group(q, d, batch, cols, g, qt, dt);
     }
+    if (offsets) kernels.pack_q8_offsets(q, d, batch, cols, g0 * kTileGroup, b1, xu, xd2);
   };
   over_groups(pool, batch * cols, groups, groups_of);
   return qa;
@@ -249,6 +260,10 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd = qa.d.data();
       args[i].xq_tiles = qa.q_tiles.data();
       args[i].xd_tiles = qa.d_tiles.data();
+      if (kernels.pack_q8_offsets != nullptr && batch >= 3) {
+        args[i].xu = qa.xu.data();
+        args[i].xd2 = qa.xd2.data();
+      }
     }
   }
   // BF16 targets on the tile unit read x as bf16 parts, F16 ones those of the prompt rows alone.

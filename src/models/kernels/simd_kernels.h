@@ -50,6 +50,10 @@ struct MatmulArgs {
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
   const int8_t* xq_tiles = nullptr;  // Q8_0 with KernelTable::q8_tiles: the same, in groups of 16 rows
   const float* xd_tiles = nullptr;   // (kQ8TileBlockBytes says how)
+  // Q8_0 with KernelTable::pack_q8_offsets: xq's blocks offset for the AVX-512 pair tiles, block blk of
+  // row b at xu + (blk * batch + b) * 64 and its scale twice at xd2[2 * (blk * batch + b)].
+  const uint8_t* xu = nullptr;
+  const float* xd2 = nullptr;
   const uint16_t* xb_tiles = nullptr;  // BF16 with KernelTable::pack_bf16_parts (and F16 of prompt
                                        // rows with KernelTable::prompt_f16_tiles): x's bf16 parts in
                                        // groups of 16 rows (kPairTileBlockValues says how)
@@ -69,6 +73,12 @@ struct KernelTable {
   // The MLP's gate: g[i] = silu(g[i]) * u[i] for i < n (~2 ulp; an element's bits do not depend on
   // where it sits in g).
   void (*silu_mul)(float* g, const float* u, int64_t n);
+  // Where Q8_0 panels read MatmulArgs::xu / xd2 (AVX-512 without the tile unit): packs rows [b0, b1) of
+  // a batch quantised by quantize_q8 (q, d) into them, so that a matmul's tasks share one copy.
+  void (*pack_q8_offsets)(const int8_t* q, const float* d, int64_t batch, int64_t cols, int64_t b0, int64_t b1,
+                          uint8_t* xu, float* xd2) = nullptr;
+  static constexpr int64_t kQ8OffsetBlockBytes = 64;  // what pack_q8_offsets writes per block and row
+  static constexpr int64_t kQ8OffsetScalePad = 16;    // floats read past xd2's last scale pair
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
   bool q8_weight_tiles = false;  // Q8_0 matmuls read weights packed for the tile unit (MatmulArgs::w_tiles)
   // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:

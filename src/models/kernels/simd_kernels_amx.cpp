@@ -732,6 +732,7 @@ const KernelTable kTable = [] {
   t.matmul_rows = &matmul_rows;
   t.q8_tiles = true;
   t.q8_weight_tiles = true;
+  t.pack_q8_offsets = nullptr;  // (Q8_0 takes the tile unit here, not the pair tiles)
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;
   t.prompt_attention_queries = 256;

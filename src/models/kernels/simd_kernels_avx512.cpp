@@ -47,7 +47,8 @@ struct V : FloatVec {
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul};
+const KernelTable kTable{Isa::Avx512, &matmul_rows,      &dot, &quantize_q8, &causal_attention,
+                         &silu_mul,   &pack_q8_offsets};
 
 }  // namespace ninfer::models::kernels::avx512
 
