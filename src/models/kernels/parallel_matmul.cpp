@@ -38,8 +38,9 @@ struct QuantisedActivations {
   std::vector<float> d;
   std::vector<int8_t> q_tiles;  // the same for the tile unit (kQ8TileBlockBytes)
   std::vector<float> d_tiles;
-  std::vector<uint8_t> xu;  // the same for the pair tiles (KernelTable::pack_q8_offsets)
+  std::vector<uint8_t> xu;  // the same for the pair tiles (KernelTable::pack_q8_offsets), when `offsets`
   std::vector<float> xd2;
+  bool offsets = false;
 };
 
 // Activations as bf16 parts for bf16 weights on the tile unit (kPairTileBlockValues), per calling thread.
@@ -103,8 +104,9 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
     qa.q_tiles.resize(tiled);
     qa.d_tiles.resize(tiled / kQ8BlockValues);
   }
-  // Batches that the panels take (on every ISA, batches of 3 rows or more) read the pair tiles' copy.
+  // Batches that the panels take (kPanelMinBatch: 3 rows or more on every ISA) read the pair tiles' copy.
   const bool offsets = kernels.pack_q8_offsets != nullptr && batch >= 3;
+  qa.offsets = offsets;
   if (offsets && qa.xd2.size() < 2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad) {
     qa.xd2.resize(2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad);
     qa.xu.resize(n / kQ8BlockValues * KernelTable::kQ8OffsetBlockBytes);
@@ -260,7 +262,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       args[i].xd = qa.d.data();
       args[i].xq_tiles = qa.q_tiles.data();
       args[i].xd_tiles = qa.d_tiles.data();
-      if (kernels.pack_q8_offsets != nullptr && batch >= 3) {
+      if (qa.offsets) {
         args[i].xu = qa.xu.data();
         args[i].xd2 = qa.xd2.data();
       }
