@@ -43,6 +43,21 @@ const uint8_t* q8_block(const TensorView& t, const uint8_t* p, size_t r, size_t 
   return p + q8_block_offset(t.q8_tiles, row_bytes(DType::Q8_0, t.cols()), r, k);
 }
 
+// Where block k of a q8_lanes matrix's tile `tile` lies (rb-byte rows).
+size_t q8_lane_block_offset(size_t rb, size_t tile, size_t k) {
+  return tile * kQ8LaneRows * rb + k * kQ8LaneBlockBytes;
+}
+
+// Block k of row r of a q8_lanes matrix, as the row-major block it was (34 bytes into out).
+void q8_lane_block(const uint8_t* p, size_t rb, size_t r, size_t k, uint8_t* out) {
+  const uint8_t* b = p + q8_lane_block_offset(rb, r / kQ8LaneRows, k);
+  const size_t m = r % kQ8LaneRows;
+  std::memcpy(out, b + 2 * m, 2);
+  for (int i = 0; i < kQ8BlockValues; ++i) {
+    out[2 + i] = b[kQ8LaneScaleBytes + kQ8LaneGroupBytes * (i / 4) + 4 * m + i % 4] ^ 0x80;
+  }
+}
+
 }  // namespace
 
 float tensor_element(const TensorView& t, int64_t index) {
@@ -65,6 +80,11 @@ float tensor_element(const TensorView& t, int64_t index) {
       // Blocks run along a row; rows are whole blocks.
       const auto cols = static_cast<size_t>(t.cols());
       const size_t row = i / cols, col = i % cols;
+      if (t.q8_lanes) {
+        uint8_t block[kQ8BlockBytes];
+        q8_lane_block(p, row_bytes(DType::Q8_0, t.cols()), row, col / kQ8BlockValues, block);
+        return q8_0_value(block, static_cast<int>(col % kQ8BlockValues));
+      }
       return q8_0_value(q8_block(t, p, row, col / kQ8BlockValues), static_cast<int>(col % kQ8BlockValues));
     }
   }
@@ -74,16 +94,21 @@ float tensor_element(const TensorView& t, int64_t index) {
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
   const size_t rb = row_bytes(t.dtype, t.cols());
   const auto* p = static_cast<const uint8_t*>(t.data);
-  if (!t.q8_tiles) return p + static_cast<size_t>(r) * rb;
+  if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;
   scratch.resize(rb);
   for (size_t k = 0; k < rb / kQ8BlockBytes; ++k) {
-    std::memcpy(scratch.data() + k * kQ8BlockBytes, q8_block(t, p, static_cast<size_t>(r), k), kQ8BlockBytes);
+    if (t.q8_lanes) {
+      q8_lane_block(p, rb, static_cast<size_t>(r), k, scratch.data() + k * kQ8BlockBytes);
+    } else {
+      std::memcpy(scratch.data() + k * kQ8BlockBytes, q8_block(t, p, static_cast<size_t>(r), k), kQ8BlockBytes);
+    }
   }
   return scratch.data();
 }
 
 bool packs_q8_tiles(const TensorView& t) {
-  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8TileRows == 0 && !t.q8_tiles;
+  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8TileRows == 0 && !t.q8_tiles &&
+         !t.q8_lanes;
 }
 
 void pack_q8_tiles(TensorView& t, uint8_t* bytes) {
@@ -98,6 +123,35 @@ void pack_q8_tiles(TensorView& t, uint8_t* bytes) {
         std::memcpy(p + q8_block_offset(true, rb, m, k), tile.data() + q8_block_offset(false, rb, m, k), kQ8BlockBytes);
   }
   t.q8_tiles = true;
+}
+
+bool packs_q8_lanes(const TensorView& t) {
+  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8LaneRows == 0 && !t.q8_tiles &&
+         !t.q8_lanes;
+}
+
+void pack_q8_lanes(TensorView& t, uint8_t* bytes) {
+  if (!packs_q8_lanes(t)) throw std::invalid_argument("pack_q8_lanes: not a Q8_0 matrix of whole tiles: " + t.name);
+  const size_t rb = row_bytes(DType::Q8_0, t.cols()), blocks = rb / kQ8BlockBytes;
+  const size_t tile_bytes = rb * kQ8LaneRows;
+  std::vector<uint8_t> tile(tile_bytes);
+  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * rb; p += tile_bytes) {
+    std::memcpy(tile.data(), p, tile_bytes);
+    for (size_t k = 0; k < blocks; ++k) {
+      uint8_t* out = p + k * kQ8LaneBlockBytes;
+      for (size_t m = 0; m < kQ8LaneRows; ++m) {
+        const uint8_t* in = tile.data() + m * rb + k * kQ8BlockBytes;
+        std::memcpy(out + 2 * m, in, 2);
+        for (int g = 0; g < kQ8BlockValues / 4; ++g) {  // a group's 4 bytes + 128 each
+          uint32_t four;
+          std::memcpy(&four, in + 2 + 4 * g, 4);
+          four ^= 0x80808080u;
+          std::memcpy(out + kQ8LaneScaleBytes + kQ8LaneGroupBytes * g + 4 * m, &four, 4);
+        }
+      }
+    }
+  }
+  t.q8_lanes = true;
 }
 
 }  // namespace ninfer::models

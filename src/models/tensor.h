@@ -21,6 +21,9 @@ const char* dtype_name(DType dtype);
 // Bytes of one row of `cols` values (Q8_0 needs cols % 32 == 0).
 size_t row_bytes(DType dtype, int64_t cols);
 
+// How a Q8_0 matrix's blocks lie: as the file has them, or packed (TensorView::q8_tiles, q8_lanes).
+enum class Q8Packing : uint8_t { RowMajor, Tiles, Lanes };
+
 struct TensorView {
   std::string name;
   DType dtype = DType::F32;
@@ -31,6 +34,11 @@ struct TensorView {
   // blocks in column order, each block as its rows' blocks in turn, so that the tile unit's loads and
   // the kernels' prefetches read one contiguous stream instead of 16 rows side by side.
   bool q8_tiles = false;
+  // A Q8_0 matrix packed for the vector kernels' int8 dot products (pack_q8_lanes): rows in tiles of
+  // kQ8LaneRows, a tile's blocks in column order, each block its 16 rows' scales, then its 4-byte
+  // groups of values one group at a time for all 16 rows (one 512-bit vector a group), each byte
+  // stored + 128, so that one vpdpbusd takes a group of 16 rows against 4 activations.
+  bool q8_lanes = false;
 
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
@@ -44,8 +52,8 @@ struct TensorView {
 // Converts element i of a tensor to float (slow path, for references and tests).
 float tensor_element(const TensorView& t, int64_t index);
 
-// Row r's bytes as stored row-major: straight from the tensor, or for a packed one gathered into
-// scratch (one row's bytes).
+// Row r's bytes as stored row-major: straight from the tensor, or for a packed one (q8_tiles or
+// q8_lanes) gathered into scratch (one row's bytes).
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch);
 
 // TensorView::q8_tiles: rows per tile. Row r's block k lies at (r / 16) * 16 * row_bytes +
@@ -55,5 +63,18 @@ constexpr int64_t kQ8TileRows = 16;
 bool packs_q8_tiles(const TensorView& t);
 // Packs t (packs_q8_tiles(t)) in place: `bytes` is t's data, writable. Sets t.q8_tiles.
 void pack_q8_tiles(TensorView& t, uint8_t* bytes);
+
+// TensorView::q8_lanes: rows per tile, and the bytes of one block of a tile: 16 f16 scales (row m's at
+// 2m), then group g (values 4g .. 4g + 3) of row m at 32 + 64g + 4m, each value v stored as v + 128
+// (v ^ 0x80). Tile t's block k lies at t * 16 * row_bytes + k * kQ8LaneBlockBytes: the same bytes as
+// 16 rows' blocks, so a matrix keeps its size.
+constexpr int64_t kQ8LaneRows = 16;
+constexpr int64_t kQ8LaneScaleBytes = 2 * kQ8LaneRows;
+constexpr int64_t kQ8LaneGroupBytes = 4 * kQ8LaneRows;
+constexpr int64_t kQ8LaneBlockBytes = kQ8LaneScaleBytes + 8 * kQ8LaneGroupBytes;
+// Whether pack_q8_lanes takes t: Q8_0, two dimensions, rows a multiple of kQ8LaneRows, not packed.
+bool packs_q8_lanes(const TensorView& t);
+// Packs t (packs_q8_lanes(t)) in place: `bytes` is t's data, writable. Sets t.q8_lanes.
+void pack_q8_lanes(TensorView& t, uint8_t* bytes);
 
 }  // namespace ninfer::models

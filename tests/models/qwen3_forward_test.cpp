@@ -873,6 +873,124 @@ TEST(Qwen3Forward, PackedQ8WeightsGiveTheSameLogitsAndNeedTheTileUnit) {
   EXPECT_EQ(run_row(a, 0, next, 2), run_row(b, 0, next, 2));
 }
 
+// A copy of a Q8_0 matrix's bytes (kept alive by owner), packed in lanes for the vector kernels.
+TensorView lanes_copy(Qwen3Weights& owner, const TensorView& t) {
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
+                                                      static_cast<const uint8_t*>(t.data) + t.bytes);
+  TensorView p = t;
+  p.data = bytes->data();
+  pack_q8_lanes(p, bytes->data());
+  owner.storage.push_back(bytes);
+  return p;
+}
+
+TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
+  // Packed in lanes (TensorView::q8_lanes), a Q8_0 matrix holds the same values, row by row, and
+  // every instruction set computes what q8_lanes.h says, spelt out here from the row-major bytes:
+  // one fp32 chain per output of fma(d_w * d_x, whole-block integer sum): the tile unit's sums. Rows
+  // of one tile to 13 (208: tasks of several tiles); batches that fill passes of 8 rows partly and
+  // wholly, one slice of 64 rows and more; one and two threads; plain and accumulated outputs.
+  Qwen3Weights owner;
+  for (int64_t cols : {32, 96, 1056, 2080}) {
+    for (int64_t rows : {16, 48, 208}) {
+      std::vector<float> wv(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 7);
+      const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+      ASSERT_TRUE(packs_q8_lanes(w));
+      const TensorView p = lanes_copy(owner, w);
+      EXPECT_TRUE(p.q8_lanes);
+      EXPECT_FALSE(packs_q8_lanes(p));  // once
+      EXPECT_FALSE(packs_q8_tiles(p));
+      EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
+      for (int64_t i = 0; i < rows * cols; i += (rows * cols > 20000 ? 7 : 1)) {
+        ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
+      }
+      std::vector<uint8_t> scratch;
+      const size_t rb = row_bytes(DType::Q8_0, cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
+      }
+      const auto* wb = static_cast<const uint8_t*>(w.data);
+      const int64_t blocks = cols / 32;
+      for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
+        if (rows * batch * cols > 208 * 17 * 2080) continue;  // keeps the oracle cheap
+        std::vector<float> x(static_cast<size_t>(batch * cols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 8);
+        std::vector<int8_t> q(x.size());
+        std::vector<float> d(x.size() / 32);
+        kernels::kernel_table(Isa::Scalar).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
+        std::vector<float> want(static_cast<size_t>(batch * rows));
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t r = 0; r < rows; ++r) {
+            float acc = 0.0f;
+            for (int64_t k = 0; k < blocks; ++k) {
+              const uint8_t* block = wb + (r * blocks + k) * kQ8BlockBytes;
+              int32_t s = 0;
+              for (int i = 0; i < 32; ++i) s += int32_t{static_cast<int8_t>(block[2 + i])} * q[b * cols + k * 32 + i];
+              uint16_t h;
+              std::memcpy(&h, block, 2);
+              acc = std::fma(f16_to_f32(h) * d[b * blocks + k], static_cast<float>(s), acc);
+            }
+            want[b * rows + r] = acc;
+          }
+        }
+        for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+          if (!kernels::isa_supported(isa)) continue;
+          for (bool accumulate : {false, true}) {
+            kernels::ThreadPool one(1), two(2);
+            std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);
+            const kernels::MatmulTarget t[] = {{&p, got.data(), rows, accumulate}};
+            kernels::parallel_matmul(accumulate ? one : two, kernels::kernel_table(isa), t, x.data(), cols, batch);
+            for (size_t i = 0; i < want.size(); ++i) {
+              ASSERT_EQ(got[i], accumulate ? 1.5f + want[i] : want[i])
+                  << kernels::isa_name(isa) << " rows " << rows << " cols " << cols << " batch " << batch << " output "
+                  << i;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Only Q8_0 matrices of whole tiles are packed, and only once, in one layout.
+  std::vector<float> v(13 * 32, 0.5f);
+  EXPECT_FALSE(packs_q8_lanes(make_tensor(owner, "odd", {13, 32}, DType::Q8_0, v)));
+  EXPECT_FALSE(packs_q8_lanes(make_tensor(owner, "f16", {16, 26}, DType::F16, std::vector<float>(16 * 26, 0.5f))));
+  const TensorView tiles = packed_copy(owner, make_tensor(owner, "w", {16, 64}, DType::Q8_0, std::vector<float>(16 * 64, 0.25f)));
+  EXPECT_FALSE(packs_q8_lanes(tiles));
+  EXPECT_THROW(lanes_copy(owner, tiles), std::invalid_argument);
+}
+
+TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
+  // A model whose Q8_0 matrices are packed in lanes (as load_model packs a copy where AVX-512 runs):
+  // every instruction set reads them, near the FP64 reference and near the row-major weights' logits,
+  // and a prompt gives the same bits prefilled whole or in chunks, and its positions the same bits
+  // as the same tokens generated one by one in a batch with another row.
+  const auto w = tiny_weights(DType::Q8_0, /*tied=*/false);
+  auto packed = std::make_shared<Qwen3Weights>(*w);
+  int count = 0;
+  for (TensorView* t : packed->matrices()) {
+    if (!packs_q8_lanes(*t)) continue;
+    *t = lanes_copy(*packed, *t);
+    ++count;
+  }
+  ASSERT_GT(count, 0);
+  const auto tokens = random_tokens(21, w->config.vocab_size, 41);
+  const auto ref = reference_logits(*w, tokens);
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    const std::string name = kernels::isa_name(isa);
+    Qwen3ModelOptions o = opts(1, 2, 128, 64);
+    o.isa = isa;
+    Qwen3Model whole(packed, o), plain(w, o);
+    o.prefill_chunk = 5;
+    Qwen3Model chunked(packed, o);
+    const auto got = run_row(whole, 0, tokens, 21, true);
+    expect_matches_reference(got, ref, 0, name + " q8_0 in lanes", reference_tolerance(DType::Q8_0));
+    expect_close(got, run_row(plain, 0, tokens, 21, true), name + " lanes against rows", kQ8RelTol);
+    EXPECT_EQ(run_row(chunked, 0, tokens, 21, true), got) << name;
+  }
+}
+
 TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {
   // One call with a BF16 target and an F16 one over a batch of generated rows then prompt rows: on
   // AMX the BF16 kernel reads every row's bf16 parts and the F16 one only the prompt rows', so the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/dtype_convert.h"
+#include "models/kernels/q8_lanes.h"
 
 namespace ninfer::models::kernels {
 
@@ -21,7 +22,8 @@ namespace {
 // slower at B=1 (28.0-28.7 against 27.2-27.3 ms) and 7% slower at B=8 (175-177 against 189 tok/s).
 // Blocks are whole multiples of kRowGranule, so that the kernels' panels of 12 (8 for scalar) rows
 // fill them with no short panel in the middle of a matrix (of 16 for Q8_0 on the tile unit, whose
-// tiles are 16 rows: 24-row blocks made it compute 32).
+// tiles are 16 rows: 24-row blocks made it compute 32; and for Q8_0 packed in lanes, whose tiles are
+// 16 rows too).
 constexpr int64_t kMinRowBlock = 24;
 constexpr int64_t kRowGranule = 24;
 constexpr int64_t kTasksPerThread = 8;
@@ -41,6 +43,7 @@ struct QuantisedActivations {
   std::vector<uint8_t> xu;  // the same for the pair tiles (KernelTable::pack_q8_offsets), when `offsets`
   std::vector<float> xd2;
   bool offsets = false;
+  std::vector<int32_t> xc;  // -128 x each block's sum, for weights packed in lanes (q8_lanes.h)
 };
 
 // Activations as bf16 parts for bf16 weights on the tile unit (kPairTileBlockValues), per calling thread.
@@ -90,8 +93,9 @@ void over_groups(ThreadPool& pool, int64_t values, int64_t groups, const Fn& fn)
   }
 }
 
+// `row_major`, `lanes`: whether Q8_0 targets of each layout (w_lanes or not) are in the call.
 const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernels, const float* x, int64_t ldx,
-                                     int64_t batch, int64_t cols) {
+                                     int64_t batch, int64_t cols, bool row_major, bool lanes) {
   thread_local QuantisedActivations qa;
   const auto n = static_cast<size_t>(batch * cols);
   if (qa.q.size() < n) {
@@ -105,8 +109,9 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
     qa.d_tiles.resize(tiled / kQ8BlockValues);
   }
   // Batches that the panels take (kPanelMinBatch: 3 rows or more on every ISA) read the pair tiles' copy.
-  const bool offsets = kernels.pack_q8_offsets != nullptr && batch >= 3;
+  const bool offsets = kernels.pack_q8_offsets != nullptr && batch >= 3 && row_major;
   qa.offsets = offsets;
+  if (lanes && qa.xc.size() < n / kQ8BlockValues) qa.xc.resize(n / kQ8BlockValues);
   if (offsets && qa.xd2.size() < 2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad) {
     qa.xd2.resize(2 * n / kQ8BlockValues + KernelTable::kQ8OffsetScalePad);
     qa.xu.resize(n / kQ8BlockValues * KernelTable::kQ8OffsetBlockBytes);
@@ -118,6 +123,7 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
   float* dt = qa.d_tiles.data();
   uint8_t* xu = qa.xu.data();
   float* xd2 = qa.xd2.data();
+  int32_t* xc = qa.xc.data();
   // Whole groups of 16 rows per task, so that a task packs the groups it quantised.
   auto groups_of = [&](int64_t g0, int64_t g1) {
     const int64_t b1 = g1 * kTileGroup < batch ? g1 * kTileGroup : batch;
@@ -128,6 +134,7 @@ const QuantisedActivations& quantise(ThreadPool& pool, const KernelTable& kernel
       for (int64_t g = g0; g < g1; ++g) pack_tile_group(q, d, batch, cols, g, qt, dt);
     }
     if (offsets) kernels.pack_q8_offsets(q, d, batch, cols, g0 * kTileGroup, b1, xu, xd2);
+    if (lanes) q8_lane_corrections(q, cols, g0 * kTileGroup, b1, xc);
   };
   over_groups(pool, batch * cols, groups, groups_of);
   return qa;
@@ -209,6 +216,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.w = static_cast<const uint8_t*>(w.data);
     a.w_row_bytes = row_bytes(w.dtype, w.cols());
     a.w_tiles = w.q8_tiles;
+    a.w_lanes = w.q8_lanes;
     if (w.q8_tiles && !kernels.q8_weight_tiles) {
       throw std::invalid_argument(std::string("parallel_matmul: ") + w.name + " is packed for the tile unit, which the " +
                                   isa_name(kernels.isa) + " kernels do not read");
@@ -233,7 +241,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       p.batch = prompts;
     }
     const bool tile_kernel = w.dtype == DType::BF16 || a.prompt || two[i];
-    const bool tiles = (w.dtype == DType::Q8_0 && kernels.q8_tiles) || (reads_parts(w.dtype) && tile_kernel);
+    const bool tiles = (w.dtype == DType::Q8_0 && (kernels.q8_tiles || w.q8_lanes)) ||
+                       (reads_parts(w.dtype) && tile_kernel);
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule, batch);
     // Both kinds: blocks small enough that the second kernel finds the weights in L2.
     if (two[i]) block[i] = std::min(block[i], kTwoKindRows);
@@ -255,7 +264,12 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
   // Q8_0 targets read x quantised (row_bytes above has checked their widths are whole blocks).
   const int64_t q8_cols = shared_cols([&](size_t i) { return args[i].dtype == DType::Q8_0; });
   if (q8_cols != 0) {
-    const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols);
+    bool row_major = false, lanes = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (args[i].dtype != DType::Q8_0) continue;
+      (args[i].w_lanes ? lanes : row_major) = true;
+    }
+    const QuantisedActivations& qa = quantise(pool, kernels, x, ldx, batch, q8_cols, row_major, lanes);
     for (size_t i = 0; i < n; ++i) {
       if (args[i].dtype != DType::Q8_0) continue;
       args[i].xq = qa.q.data();
@@ -266,6 +280,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
         args[i].xu = qa.xu.data();
         args[i].xd2 = qa.xd2.data();
       }
+      if (args[i].w_lanes) args[i].xc = qa.xc.data();
     }
   }
   // BF16 targets on the tile unit read x as bf16 parts, F16 ones those of the prompt rows alone.

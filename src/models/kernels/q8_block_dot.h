@@ -10,12 +10,13 @@
 //   result:           hsum8(acc) in the fixed order of the AVX2 halves
 // The integer sums cannot saturate: |w| <= 128 and |q| <= 127, so a pair of products fits in int16.
 //
-// On the tile unit (Isa::Amx, simd_kernels_amx.cpp), which sums whole blocks:
+// On the tile unit (Isa::Amx, simd_kernels_amx.cpp), which sums whole blocks, and on every instruction
+// set for weights packed in lanes (q8_lanes.h, where AVX-512 runs):
 //   block dot:        s = sum of the 32 products w[k] * q[k], exact in int32
 //   accumulator:      one fp32 per output: acc = fma(d_w * d_x, float(s), acc) over the row's blocks in order
 //   result:           acc
 // The same activation blocks and the same exact integers; only the fp32 sums are grouped otherwise, so
-// Q8_0 results on AMX machines differ from the other instruction sets' in their last bits.
+// Q8_0 results of row-major weights on AVX-512 or AVX2 differ from those in their last bits.
 #pragma once
 
 #include <cmath>

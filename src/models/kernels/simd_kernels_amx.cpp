@@ -23,6 +23,7 @@
 
 #include "models/dtype_convert.h"
 #include "models/kernels/amx_tile_config.h"
+#include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_AMX_TARGET \
@@ -713,7 +714,9 @@ void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   // Matrices of fewer than 16 rows or 32 columns stay on the vector unit, whatever the batch: a
   // matrix of 16 rows or more never gives a task row_end < 16 (blocks are 32 rows or more).
   const bool tiles = a.cols >= 32 && row_end >= kTileRows;
-  if (a.dtype == DType::Q8_0) {
+  if (a.dtype == DType::Q8_0 && a.w_lanes) {
+    avx512::q8_lanes_matmul_rows(a, row_begin, row_end);
+  } else if (a.dtype == DType::Q8_0) {
     q8_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::BF16 && tiles) {
     bf16_matmul_rows(a, row_begin, row_end);
@@ -732,6 +735,7 @@ const KernelTable kTable = [] {
   t.matmul_rows = &matmul_rows;
   t.q8_tiles = true;
   t.q8_weight_tiles = true;
+  t.q8_packing = Q8Packing::Tiles;
   t.pack_q8_offsets = nullptr;  // (Q8_0 takes the tile unit here, not the pair tiles)
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;

@@ -12,6 +12,7 @@
 #include "models/dtype_convert.h"
 #include "models/kernels/float_vec_avx2.h"
 #include "models/kernels/q8_block_dot.h"
+#include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx2,fma,f16c")))
@@ -36,6 +37,9 @@ struct V : FloatVec {
   }
   NINFER_VEC_OP float half(uint16_t h) { return _cvtsh_ss(h); }
 };
+
+// Q8_0 weights packed in lanes (q8_lanes.h).
+constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows_portable;
 
 #include "models/kernels/simd_kernels_body.inc"
 

@@ -20,6 +20,7 @@
 #include "models/dtype_convert.h"
 #include "models/kernels/float_vec_avx512.h"
 #include "models/kernels/q8_block_dot.h"
+#include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512vnni,avx2,fma,f16c")))
@@ -45,10 +46,16 @@ struct V : FloatVec {
   NINFER_VEC_OP float half(uint16_t h) { return _cvtsh_ss(h); }
 };
 
+// Q8_0 weights packed in lanes (q8_lanes.h).
+constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows;
+
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Avx512, &matmul_rows,      &dot, &quantize_q8, &causal_attention,
-                         &silu_mul,   &pack_q8_offsets};
+const KernelTable kTable = [] {
+  KernelTable t{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul, &pack_q8_offsets};
+  t.q8_packing = Q8Packing::Lanes;
+  return t;
+}();
 
 }  // namespace ninfer::models::kernels::avx512
 

@@ -9,6 +9,7 @@
 #include "models/dtype_convert.h"
 #include "models/kernels/float_vec_scalar.h"
 #include "models/kernels/q8_block_dot.h"
+#include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET
@@ -36,6 +37,9 @@ struct V : FloatVec {
   }
   NINFER_VEC_OP float half(uint16_t h) { return f16_to_f32(h); }
 };
+
+// Q8_0 weights packed in lanes (q8_lanes.h).
+constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows_portable;
 
 #include "models/kernels/simd_kernels_body.inc"
 

@@ -365,11 +365,13 @@ std::shared_ptr<Qwen3Weights> gguf_weights(const gguf::File& file) {
 }
 
 // Packs w's Q8_0 matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
-void pack_q8_tiles(Qwen3Weights& w, const MappedFile& map) {
+void pack_q8(Qwen3Weights& w, const MappedFile& map, Q8Packing packing) {
   const std::vector<TensorView*> matrices = w.matrices();
   map.rewrite([&](uint8_t* bytes) {
     for (TensorView* t : matrices) {
-      if (packs_q8_tiles(*t)) pack_q8_tiles(*t, bytes + (static_cast<const uint8_t*>(t->data) - map.data()));
+      uint8_t* at = bytes + (static_cast<const uint8_t*>(t->data) - map.data());
+      if (packing == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
+      if (packing == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
     }
   });
   if (w.config.tie_word_embeddings) w.lm_head = w.embed;
@@ -384,12 +386,12 @@ std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path) {
   return weights_from_gguf(file);
 }
 
-LoadedQwen3 load_gguf(const std::string& path, Residency residency, bool q8_tiles) {
+LoadedQwen3 load_gguf(const std::string& path, Residency residency, Q8Packing q8_packing) {
   const std::shared_ptr<const MappedFile> map = MappedFile::open(path, residency);
   gguf::File file = gguf::parse(map->bytes(), path);
   file.storage.push_back(map);
   std::shared_ptr<Qwen3Weights> weights = gguf_weights(file);
-  if (q8_tiles) pack_q8_tiles(*weights, *map);
+  if (q8_packing != Q8Packing::RowMajor) pack_q8(*weights, *map, q8_packing);
   LoadedQwen3 out;
   out.weights = std::move(weights);
   out.format = "gguf";
