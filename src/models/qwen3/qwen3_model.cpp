@@ -61,13 +61,20 @@ std::vector<float> to_floats(const TensorView& t) {
   return v;
 }
 
-// out = x / rms(x) * w. The sum of squares in double: it costs nothing at these sizes and keeps the
-// normalisation exact to fp32 rounding.
+// out = x / rms(x) * w. The sum of squares in double keeps the normalisation exact to fp32 rounding;
+// in 8 partial sums (a fixed order), because one chain of dependent double additions, ~4 cycles an
+// element, made the norms of a B=8 decode step ~9% of it on the Zen 5 EPYC (every head's q and k
+// norm is one).
 inline void rms_norm(const float* x, const float* w, int64_t n, double eps, float* out) {
-  double ss = 0.0;
-  for (int64_t i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
+  double part[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(x[i + j]) * x[i + j];
+  }
+  double ss = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
+  for (; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
   const float inv = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * w[i];
+  for (i = 0; i < n; ++i) out[i] = x[i] * inv * w[i];
 }
 
 // NeoX-style rotation (HF rotate_half): element i pairs with i + dim/2.
