@@ -45,18 +45,18 @@ std::unique_ptr<LanguageModel> load_model(const std::string& path, const ModelLo
   const fs::path p(path);
   qwen3::LoadedQwen3 loaded;
   const Residency residency = options.huge_pages ? Residency::HugePages : Residency::Mapped;
-  // Q8_0 matrices packed for the kernels that run here (where the weights are our own copy).
-  const Q8Packing q8_packing = kernels::best_kernels().q8_packing;
+  // Matrices packed for the kernels that run here (where the weights are our own copy).
+  const WeightPacking packing = kernels::best_kernels().packing;
   if (fs::is_directory(p, ec)) {
     if (fs::is_regular_file(p / "config.json", ec)) {
       loaded = qwen3::load_hf_folder(path, residency);
     } else {
       const std::string g = lone_gguf(p);
       if (g.empty()) throw ModelError(ModelErrorKind::NotFound, "no config.json or .gguf file in " + path, (p / "config.json").string());
-      loaded = qwen3::load_gguf(g, residency, q8_packing);
+      loaded = qwen3::load_gguf(g, residency, packing);
     }
   } else if (fs::is_regular_file(p, ec)) {
-    loaded = qwen3::load_gguf(path, residency, q8_packing);
+    loaded = qwen3::load_gguf(path, residency, packing);
   } else {
     throw ModelError(ModelErrorKind::NotFound, "no model at " + path, path);
   }

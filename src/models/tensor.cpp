@@ -58,6 +58,14 @@ void q8_lane_block(const uint8_t* p, size_t rb, size_t r, size_t k, uint8_t* out
   }
 }
 
+// Where element i (row-major) of a 16-bit tensor lies, in elements: i itself, or in its column tile.
+size_t f16_column_index(const TensorView& t, size_t i) {
+  if (!t.f16_columns) return i;
+  const auto cols = static_cast<size_t>(t.cols());
+  const size_t r = i / cols, c = i % cols;
+  return r / kF16ColumnRows * kF16ColumnRows * cols + c * kF16ColumnRows + r % kF16ColumnRows;
+}
+
 }  // namespace
 
 float tensor_element(const TensorView& t, int64_t index) {
@@ -73,7 +81,7 @@ float tensor_element(const TensorView& t, int64_t index) {
     case DType::F16:
     case DType::BF16: {
       uint16_t h;
-      std::memcpy(&h, p + 2 * i, 2);
+      std::memcpy(&h, p + 2 * f16_column_index(t, i), 2);
       return t.dtype == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
     }
     case DType::Q8_0: {
@@ -94,6 +102,12 @@ float tensor_element(const TensorView& t, int64_t index) {
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
   const size_t rb = row_bytes(t.dtype, t.cols());
   const auto* p = static_cast<const uint8_t*>(t.data);
+  if (t.f16_columns) {
+    scratch.resize(rb);
+    const auto cols = static_cast<size_t>(t.cols());
+    for (size_t c = 0; c < cols; ++c) std::memcpy(scratch.data() + 2 * c, p + 2 * f16_column_index(t, r * cols + c), 2);
+    return scratch.data();
+  }
   if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;
   scratch.resize(rb);
   for (size_t k = 0; k < rb / kQ8BlockBytes; ++k) {
@@ -152,6 +166,27 @@ void pack_q8_lanes(TensorView& t, uint8_t* bytes) {
     }
   }
   t.q8_lanes = true;
+}
+
+bool packs_f16_columns(const TensorView& t) {
+  return t.dtype == DType::F16 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kF16ColumnRows == 0 &&
+         !t.f16_columns;
+}
+
+void pack_f16_columns(TensorView& t, uint8_t* bytes) {
+  if (!packs_f16_columns(t)) throw std::invalid_argument("pack_f16_columns: not an F16 matrix of whole tiles: " + t.name);
+  const auto cols = static_cast<size_t>(t.cols());
+  const size_t tile_values = kF16ColumnRows * cols;
+  std::vector<uint16_t> tile(tile_values);
+  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * cols * 2; p += tile_values * 2) {
+    std::memcpy(tile.data(), p, tile_values * 2);
+    uint16_t out[kF16ColumnRows];
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t m = 0; m < kF16ColumnRows; ++m) out[m] = tile[m * cols + c];
+      std::memcpy(p + c * sizeof(out), out, sizeof(out));
+    }
+  }
+  t.f16_columns = true;
 }
 
 }  // namespace ninfer::models

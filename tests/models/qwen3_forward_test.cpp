@@ -991,6 +991,116 @@ TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
   }
 }
 
+// A copy of an F16 matrix's bytes (kept alive by owner), packed in column tiles for the vector kernels.
+TensorView columns_copy(Qwen3Weights& owner, const TensorView& t) {
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
+                                                      static_cast<const uint8_t*>(t.data) + t.bytes);
+  TensorView p = t;
+  p.data = bytes->data();
+  pack_f16_columns(p, bytes->data());
+  owner.storage.push_back(bytes);
+  return p;
+}
+
+TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
+  // Packed in column tiles (TensorView::f16_columns), an F16 matrix holds the same values, row by row,
+  // and every instruction set computes what f16_columns.h says, spelt out here: per output an even-
+  // and an odd-column chain of fused multiply-adds, then their sum. Odd widths (a lone even column
+  // last), rows of one tile to 13, batches that fill passes of 8 rows partly and wholly, one slice of
+  // 64 rows and more; one and two threads; plain and accumulated outputs.
+  Qwen3Weights owner;
+  for (int64_t cols : {1, 2, 7, 33, 100, 1100, 2085}) {
+    for (int64_t rows : {16, 48, 208}) {
+      std::vector<float> wv(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 9);
+      const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::F16, wv);
+      ASSERT_TRUE(packs_f16_columns(w));
+      const TensorView p = columns_copy(owner, w);
+      EXPECT_TRUE(p.f16_columns);
+      EXPECT_FALSE(packs_f16_columns(p));  // once
+      if (cols > 1) {
+        EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
+      }
+      for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
+      std::vector<uint8_t> scratch;
+      const size_t rb = row_bytes(DType::F16, cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
+      }
+      for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
+        if (rows * batch * cols > 208 * 17 * 2085) continue;  // keeps the oracle cheap
+        std::vector<float> x(static_cast<size_t>(batch * cols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 10);
+        std::vector<float> want(static_cast<size_t>(batch * rows));
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t r = 0; r < rows; ++r) {
+            float even = 0.0f, odd = 0.0f;
+            for (int64_t c = 0; c < cols; ++c) {
+              float& chain = c % 2 == 0 ? even : odd;
+              chain = std::fma(tensor_element(w, r * cols + c), x[b * cols + c], chain);
+            }
+            want[b * rows + r] = even + odd;
+          }
+        }
+        for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+          if (!kernels::isa_supported(isa)) continue;
+          for (bool accumulate : {false, true}) {
+            for (int64_t prompt_begin : {batch, int64_t{0}}) {  // generated rows, prompt rows (AMX: one kernel)
+              kernels::ThreadPool one(1), two(2);
+              std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);
+              const kernels::MatmulTarget t[] = {{&p, got.data(), rows, accumulate}};
+              kernels::parallel_matmul(accumulate ? one : two, kernels::kernel_table(isa), t, x.data(), cols, batch,
+                                       prompt_begin);
+              for (size_t i = 0; i < want.size(); ++i) {
+                ASSERT_EQ(got[i], accumulate ? 1.5f + want[i] : want[i])
+                    << kernels::isa_name(isa) << " rows " << rows << " cols " << cols << " batch " << batch
+                    << " output " << i;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::vector<float> v(13 * 32, 0.5f);
+  EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "odd", {13, 32}, DType::F16, v)));
+  EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "bf16", {16, 26}, DType::BF16, std::vector<float>(16 * 26, 0.5f))));
+  EXPECT_THROW(columns_copy(owner, make_tensor(owner, "q8", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.5f))),
+               std::invalid_argument);
+}
+
+TEST(Qwen3Forward, F16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
+  // A model whose F16 matrices are packed in column tiles (as load_model packs a copy where AVX-512
+  // runs): every instruction set reads them, near the FP64 reference and near the row-major weights'
+  // logits, and a prompt gives the same bits prefilled whole or in chunks.
+  const auto w = tiny_weights(DType::F16, /*tied=*/true);
+  auto packed = std::make_shared<Qwen3Weights>(*w);
+  int count = 0;
+  for (TensorView* t : packed->matrices()) {
+    if (!packs_f16_columns(*t)) continue;
+    *t = columns_copy(*packed, *t);
+    ++count;
+  }
+  packed->lm_head = packed->embed;  // tied: the embedding, packed once
+  ASSERT_GT(count, 0);
+  ASSERT_TRUE(packed->embed.f16_columns);
+  const auto tokens = random_tokens(21, w->config.vocab_size, 43);
+  const auto ref = reference_logits(*w, tokens);
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    const std::string name = kernels::isa_name(isa);
+    Qwen3ModelOptions o = opts(1, 2, 128, 64);
+    o.isa = isa;
+    Qwen3Model whole(packed, o), plain(w, o);
+    o.prefill_chunk = 5;
+    Qwen3Model chunked(packed, o);
+    const auto got = run_row(whole, 0, tokens, 21, true);
+    expect_matches_reference(got, ref, 0, name + " f16 in column tiles");
+    expect_close(got, run_row(plain, 0, tokens, 21, true), name + " column tiles against rows");
+    EXPECT_EQ(run_row(chunked, 0, tokens, 21, true), got) << name;
+  }
+}
+
 TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {
   // One call with a BF16 target and an F16 one over a batch of generated rows then prompt rows: on
   // AMX the BF16 kernel reads every row's bf16 parts and the F16 one only the prompt rows', so the

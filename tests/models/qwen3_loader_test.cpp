@@ -229,7 +229,7 @@ TEST(Qwen3Loader, WeightsInHugePagesAreTheSameModel) {
     const ForwardRow row{0, tokens, 1};
     a->forward(std::span(&row, 1), la);
     b->forward(std::span(&row, 1), lb);
-    if (path == m.gguf && kernels::best_kernels().q8_packing == Q8Packing::Lanes) {
+    if (path == m.gguf && kernels::best_kernels().packing.q8 == Q8Packing::Lanes) {
       // The GGUF is Q8_0: packed in lanes, its matmuls sum whole blocks where the file's layout sums
       // 8 lanes per block (q8_lanes.h): the same products, fp32 sums in another order.
       double scale = 0.0, worst = 0.0;

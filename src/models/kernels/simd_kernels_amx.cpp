@@ -23,6 +23,7 @@
 
 #include "models/dtype_convert.h"
 #include "models/kernels/amx_tile_config.h"
+#include "models/kernels/f16_columns.h"
 #include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
@@ -716,6 +717,8 @@ void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const bool tiles = a.cols >= 32 && row_end >= kTileRows;
   if (a.dtype == DType::Q8_0 && a.w_lanes) {
     avx512::q8_lanes_matmul_rows(a, row_begin, row_end);
+  } else if (a.dtype == DType::F16 && a.w_columns) {
+    avx512::f16_columns_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::Q8_0) {
     q8_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::BF16 && tiles) {
@@ -735,7 +738,7 @@ const KernelTable kTable = [] {
   t.matmul_rows = &matmul_rows;
   t.q8_tiles = true;
   t.q8_weight_tiles = true;
-  t.q8_packing = Q8Packing::Tiles;
+  t.packing = WeightPacking(Q8Packing::Tiles);  // (F16 prompt rows take the tile unit on row-major weights)
   t.pack_q8_offsets = nullptr;  // (Q8_0 takes the tile unit here, not the pair tiles)
   t.pack_bf16_parts = &pack_bf16_parts;
   t.prompt_attention = &causal_attention;

@@ -20,6 +20,7 @@
 #include "models/dtype_convert.h"
 #include "models/kernels/float_vec_avx512.h"
 #include "models/kernels/q8_block_dot.h"
+#include "models/kernels/f16_columns.h"
 #include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
@@ -46,6 +47,8 @@ struct V : FloatVec {
   NINFER_VEC_OP float half(uint16_t h) { return _cvtsh_ss(h); }
 };
 
+// F16 weights packed in column tiles (f16_columns.h).
+constexpr auto kF16ColumnsMatmulRows = &f16_columns_matmul_rows;
 // Q8_0 weights packed in lanes (q8_lanes.h).
 constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows;
 
@@ -53,7 +56,7 @@ constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows;
 
 const KernelTable kTable = [] {
   KernelTable t{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul, &pack_q8_offsets};
-  t.q8_packing = Q8Packing::Lanes;
+  t.packing = WeightPacking(Q8Packing::Lanes, /*f16=*/true);
   return t;
 }();
 

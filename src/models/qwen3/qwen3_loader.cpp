@@ -364,14 +364,15 @@ std::shared_ptr<Qwen3Weights> gguf_weights(const gguf::File& file) {
   return w;
 }
 
-// Packs w's Q8_0 matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
-void pack_q8(Qwen3Weights& w, const MappedFile& map, Q8Packing packing) {
+// Packs w's matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
+void pack_matrices(Qwen3Weights& w, const MappedFile& map, WeightPacking packing) {
   const std::vector<TensorView*> matrices = w.matrices();
   map.rewrite([&](uint8_t* bytes) {
     for (TensorView* t : matrices) {
       uint8_t* at = bytes + (static_cast<const uint8_t*>(t->data) - map.data());
-      if (packing == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
-      if (packing == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
+      if (packing.q8 == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
+      if (packing.q8 == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
+      if (packing.f16_columns && packs_f16_columns(*t)) pack_f16_columns(*t, at);
     }
   });
   if (w.config.tie_word_embeddings) w.lm_head = w.embed;
@@ -386,12 +387,12 @@ std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path) {
   return weights_from_gguf(file);
 }
 
-LoadedQwen3 load_gguf(const std::string& path, Residency residency, Q8Packing q8_packing) {
+LoadedQwen3 load_gguf(const std::string& path, Residency residency, WeightPacking packing) {
   const std::shared_ptr<const MappedFile> map = MappedFile::open(path, residency);
   gguf::File file = gguf::parse(map->bytes(), path);
   file.storage.push_back(map);
   std::shared_ptr<Qwen3Weights> weights = gguf_weights(file);
-  if (q8_packing != Q8Packing::RowMajor) pack_q8(*weights, *map, q8_packing);
+  if (packing.any()) pack_matrices(*weights, *map, packing);
   LoadedQwen3 out;
   out.weights = std::move(weights);
   out.format = "gguf";
