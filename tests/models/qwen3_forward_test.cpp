@@ -777,15 +777,42 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
   }
 }
 
-// A copy of a Q8_0 matrix's bytes (kept alive by owner), packed for the tile unit.
-TensorView packed_copy(Qwen3Weights& owner, const TensorView& t) {
+// A copy of a matrix's bytes (kept alive by owner), packed in place by `pack`: for the tile unit
+// (pack_q8_tiles), in lanes (pack_q8_lanes) or in column tiles (pack_f16_columns).
+TensorView packed_copy(Qwen3Weights& owner, const TensorView& t, void (*pack)(TensorView&, uint8_t*) = pack_q8_tiles) {
   auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
                                                       static_cast<const uint8_t*>(t.data) + t.bytes);
   TensorView p = t;
   p.data = bytes->data();
-  pack_q8_tiles(p, bytes->data());
+  pack(p, bytes->data());
   owner.storage.push_back(bytes);
   return p;
+}
+
+// What a Q8_0 matmul summing whole blocks gives (the tile unit's order, q8_block_dot.h; weights in
+// lanes, q8_lanes.h), spelt out from the row-major matrix w: y[b * rows + r].
+std::vector<float> whole_block_q8(const TensorView& w, const std::vector<float>& x, int64_t batch) {
+  const int64_t rows = w.rows(), cols = w.cols(), blocks = cols / 32;
+  const auto* wb = static_cast<const uint8_t*>(w.data);
+  std::vector<int8_t> q(x.size());
+  std::vector<float> d(x.size() / 32);
+  kernels::kernel_table(Isa::Scalar).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
+  std::vector<float> want(static_cast<size_t>(batch * rows));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < blocks; ++k) {
+        const uint8_t* block = wb + (r * blocks + k) * kQ8BlockBytes;
+        int32_t s = 0;
+        for (int i = 0; i < 32; ++i) s += int32_t{static_cast<int8_t>(block[2 + i])} * q[b * cols + k * 32 + i];
+        uint16_t h;
+        std::memcpy(&h, block, 2);
+        acc = std::fma(f16_to_f32(h) * d[b * blocks + k], static_cast<float>(s), acc);
+      }
+      want[b * rows + r] = acc;
+    }
+  }
+  return want;
 }
 
 TEST(Qwen3Kernels, Q8TilesHoldTheSameMatrixAndGiveTheSameBits) {
@@ -873,17 +900,6 @@ TEST(Qwen3Forward, PackedQ8WeightsGiveTheSameLogitsAndNeedTheTileUnit) {
   EXPECT_EQ(run_row(a, 0, next, 2), run_row(b, 0, next, 2));
 }
 
-// A copy of a Q8_0 matrix's bytes (kept alive by owner), packed in lanes for the vector kernels.
-TensorView lanes_copy(Qwen3Weights& owner, const TensorView& t) {
-  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
-                                                      static_cast<const uint8_t*>(t.data) + t.bytes);
-  TensorView p = t;
-  p.data = bytes->data();
-  pack_q8_lanes(p, bytes->data());
-  owner.storage.push_back(bytes);
-  return p;
-}
-
 TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
   // Packed in lanes (TensorView::q8_lanes), a Q8_0 matrix holds the same values, row by row, and
   // every instruction set computes what q8_lanes.h says, spelt out here from the row-major bytes:
@@ -897,7 +913,7 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 7);
       const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
       ASSERT_TRUE(packs_q8_lanes(w));
-      const TensorView p = lanes_copy(owner, w);
+      const TensorView p = packed_copy(owner, w, pack_q8_lanes);
       EXPECT_TRUE(p.q8_lanes);
       EXPECT_FALSE(packs_q8_lanes(p));  // once
       EXPECT_FALSE(packs_q8_tiles(p));
@@ -910,30 +926,11 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
       for (int64_t r = 0; r < rows; ++r) {
         ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
       }
-      const auto* wb = static_cast<const uint8_t*>(w.data);
-      const int64_t blocks = cols / 32;
       for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
         if (rows * batch * cols > 208 * 17 * 2080) continue;  // keeps the oracle cheap
         std::vector<float> x(static_cast<size_t>(batch * cols));
         for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 8);
-        std::vector<int8_t> q(x.size());
-        std::vector<float> d(x.size() / 32);
-        kernels::kernel_table(Isa::Scalar).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
-        std::vector<float> want(static_cast<size_t>(batch * rows));
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t r = 0; r < rows; ++r) {
-            float acc = 0.0f;
-            for (int64_t k = 0; k < blocks; ++k) {
-              const uint8_t* block = wb + (r * blocks + k) * kQ8BlockBytes;
-              int32_t s = 0;
-              for (int i = 0; i < 32; ++i) s += int32_t{static_cast<int8_t>(block[2 + i])} * q[b * cols + k * 32 + i];
-              uint16_t h;
-              std::memcpy(&h, block, 2);
-              acc = std::fma(f16_to_f32(h) * d[b * blocks + k], static_cast<float>(s), acc);
-            }
-            want[b * rows + r] = acc;
-          }
-        }
+        const std::vector<float> want = whole_block_q8(w, x, batch);
         for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
           if (!kernels::isa_supported(isa)) continue;
           for (bool accumulate : {false, true}) {
@@ -957,7 +954,7 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
   EXPECT_FALSE(packs_q8_lanes(make_tensor(owner, "f16", {16, 26}, DType::F16, std::vector<float>(16 * 26, 0.5f))));
   const TensorView tiles = packed_copy(owner, make_tensor(owner, "w", {16, 64}, DType::Q8_0, std::vector<float>(16 * 64, 0.25f)));
   EXPECT_FALSE(packs_q8_lanes(tiles));
-  EXPECT_THROW(lanes_copy(owner, tiles), std::invalid_argument);
+  EXPECT_THROW(packed_copy(owner, tiles, pack_q8_lanes), std::invalid_argument);
 }
 
 TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
@@ -970,7 +967,7 @@ TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
   int count = 0;
   for (TensorView* t : packed->matrices()) {
     if (!packs_q8_lanes(*t)) continue;
-    *t = lanes_copy(*packed, *t);
+    *t = packed_copy(*packed, *t, pack_q8_lanes);
     ++count;
   }
   ASSERT_GT(count, 0);
@@ -991,17 +988,6 @@ TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
   }
 }
 
-// A copy of an F16 matrix's bytes (kept alive by owner), packed in column tiles for the vector kernels.
-TensorView columns_copy(Qwen3Weights& owner, const TensorView& t) {
-  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
-                                                      static_cast<const uint8_t*>(t.data) + t.bytes);
-  TensorView p = t;
-  p.data = bytes->data();
-  pack_f16_columns(p, bytes->data());
-  owner.storage.push_back(bytes);
-  return p;
-}
-
 TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
   // Packed in column tiles (TensorView::f16_columns), an F16 matrix holds the same values, row by row,
   // and every instruction set computes what f16_columns.h says, spelt out here: per output an even-
@@ -1015,7 +1001,7 @@ TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 9);
       const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::F16, wv);
       ASSERT_TRUE(packs_f16_columns(w));
-      const TensorView p = columns_copy(owner, w);
+      const TensorView p = packed_copy(owner, w, pack_f16_columns);
       EXPECT_TRUE(p.f16_columns);
       EXPECT_FALSE(packs_f16_columns(p));  // once
       if (cols > 1) {
@@ -1065,7 +1051,7 @@ TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
   std::vector<float> v(13 * 32, 0.5f);
   EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "odd", {13, 32}, DType::F16, v)));
   EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "bf16", {16, 26}, DType::BF16, std::vector<float>(16 * 26, 0.5f))));
-  EXPECT_THROW(columns_copy(owner, make_tensor(owner, "q8", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.5f))),
+  EXPECT_THROW(packed_copy(owner, make_tensor(owner, "q8", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.5f)), pack_f16_columns),
                std::invalid_argument);
 }
 
@@ -1078,7 +1064,7 @@ TEST(Qwen3Forward, F16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
   int count = 0;
   for (TensorView* t : packed->matrices()) {
     if (!packs_f16_columns(*t)) continue;
-    *t = columns_copy(*packed, *t);
+    *t = packed_copy(*packed, *t, pack_f16_columns);
     ++count;
   }
   packed->lm_head = packed->embed;  // tied: the embedding, packed once
@@ -1229,7 +1215,6 @@ TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
       std::vector<float> wv(static_cast<size_t>(rows * cols));
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 3);
       const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
-      const auto* wb = static_cast<const uint8_t*>(w.data);
       for (int64_t batch : {1, 2, 3, 5, 9, 16, 17, 40}) {
         std::vector<float> x(static_cast<size_t>(batch * cols));
         for (size_t i = 0; i < x.size(); ++i) x[i] = 4.0f * test_value(i, 4);
@@ -1244,25 +1229,7 @@ TEST(Qwen3Kernels, Q8MatmulGivesTheSameBitsOnEveryIsa) {
               << kernels::isa_name(isa) << " cols " << cols << " batch " << batch;
         }
         if (!kernels::isa_supported(Isa::Amx)) continue;
-        const int64_t blocks = cols / 32;
-        std::vector<int8_t> q(x.size());
-        std::vector<float> d(x.size() / 32);
-        kernels::kernel_table(Isa::Scalar).quantize_q8(x.data(), static_cast<int64_t>(x.size()), q.data(), d.data());
-        std::vector<float> want(static_cast<size_t>(batch * rows));
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t r = 0; r < rows; ++r) {
-            float acc = 0.0f;
-            for (int64_t k = 0; k < blocks; ++k) {
-              const uint8_t* block = wb + (r * blocks + k) * kQ8BlockBytes;
-              int32_t s = 0;
-              for (int i = 0; i < 32; ++i) s += int32_t{static_cast<int8_t>(block[2 + i])} * q[b * cols + k * 32 + i];
-              uint16_t h;
-              std::memcpy(&h, block, 2);
-              acc = std::fma(f16_to_f32(h) * d[b * blocks + k], static_cast<float>(s), acc);
-            }
-            want[b * rows + r] = acc;
-          }
-        }
+        const std::vector<float> want = whole_block_q8(w, x, batch);
         for (bool accumulate : {false, true}) {
           kernels::ThreadPool pool(2);
           std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);

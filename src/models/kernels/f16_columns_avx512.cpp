@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "models/kernels/f16_columns.h"
+#include "models/kernels/row_tile_passes.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx2,fma,f16c")))
 
@@ -81,26 +82,16 @@ NINFER_KERNEL_TARGET void column_tile_upto(int nb, const uint16_t* tile, int64_t
 
 NINFER_KERNEL_TARGET void f16_columns_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
-  for (int64_t s0 = 0; s0 < a.batch; s0 += kColumnSlice) {
-    const int64_t s1 = std::min(a.batch, s0 + kColumnSlice);
-    const int64_t passes = (s1 - s0 + kColumnBatch - 1) / kColumnBatch;
-    for (int64_t t0 = row_begin / kF16ColumnRows * kF16ColumnRows; t0 < row_end; t0 += kF16ColumnRows) {
-      const uint16_t* tile = w + t0 * a.cols;
-      const int64_t first = std::max(row_begin, t0) - t0, last = std::min(row_end, t0 + kF16ColumnRows) - t0;
-      const auto rows = static_cast<__mmask16>(((1u << last) - 1) & ~((1u << first) - 1));
-      for (int64_t p = 0, b0 = s0; p < passes; ++p) {
-        const int nb = static_cast<int>((s1 - b0) / (passes - p));
-        ColumnRows x;
-        for (int j = 0; j < kColumnBatch; ++j) {
-          const int64_t b = b0 + std::min(j, nb - 1);
-          x.x[j] = a.x + b * a.ldx;
-          x.y[j] = a.y + b * a.ldy + t0;
-        }
-        column_tile_upto<kColumnBatch>(nb, tile, a.cols, x, rows, a.accumulate, s0 == 0 && p == 0);
-        b0 += nb;
-      }
+  for_tile_passes<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, [&](const TilePass& t) {
+    ColumnRows x;
+    for (int j = 0; j < kColumnBatch; ++j) {
+      const int64_t b = t.b0 + std::min(j, t.nb - 1);
+      x.x[j] = a.x + b * a.ldx;
+      x.y[j] = a.y + b * a.ldy + t.t0;
     }
-  }
+    column_tile_upto<kColumnBatch>(t.nb, w + t.t0 * a.cols, a.cols, x, static_cast<__mmask16>(t.rows), a.accumulate,
+                                   t.first);
+  });
 }
 
 }  // namespace ninfer::models::kernels::avx512

@@ -15,6 +15,7 @@
 
 #include "models/dtype_convert.h"
 #include "models/kernels/q8_lanes.h"
+#include "models/kernels/row_tile_passes.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512vnni,avx2,fma,f16c")))
 
@@ -97,29 +98,18 @@ NINFER_KERNEL_TARGET void lane_tile_upto(int nb, const uint8_t* tile, int64_t bl
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for (int64_t s0 = 0; s0 < a.batch; s0 += kLaneSlice) {
-    const int64_t s1 = std::min(a.batch, s0 + kLaneSlice);
-    const int64_t passes = (s1 - s0 + kLaneBatch - 1) / kLaneBatch;
-    for (int64_t t0 = row_begin / kQ8LaneRows * kQ8LaneRows; t0 < row_end; t0 += kQ8LaneRows) {
-      const uint8_t* tile = a.w + static_cast<size_t>(t0 / kQ8LaneRows) * tile_bytes;
-      const int64_t first = std::max(row_begin, t0) - t0, last = std::min(row_end, t0 + kQ8LaneRows) - t0;
-      const auto rows = static_cast<__mmask16>(((1u << last) - 1) & ~((1u << first) - 1));
-      // Passes of near-equal sizes over the slice's rows (9 rows: 5 and 4, not 8 and 1).
-      for (int64_t p = 0, b0 = s0; p < passes; ++p) {
-        const int nb = static_cast<int>((s1 - b0) / (passes - p));
-        LaneRows x;
-        for (int j = 0; j < kLaneBatch; ++j) {
-          const int64_t b = b0 + std::min(j, nb - 1);
-          x.q[j] = a.xq + b * a.cols;
-          x.d[j] = a.xd + b * blocks;
-          x.c[j] = a.xc + b * blocks;
-          x.y[j] = a.y + b * a.ldy + t0;
-        }
-        lane_tile_upto<kLaneBatch>(nb, tile, blocks, x, rows, a.accumulate, s0 == 0 && p == 0);
-        b0 += nb;
-      }
+  for_tile_passes<kLaneSlice, kLaneBatch>(a.batch, row_begin, row_end, [&](const TilePass& t) {
+    LaneRows x;
+    for (int j = 0; j < kLaneBatch; ++j) {
+      const int64_t b = t.b0 + std::min(j, t.nb - 1);
+      x.q[j] = a.xq + b * a.cols;
+      x.d[j] = a.xd + b * blocks;
+      x.c[j] = a.xc + b * blocks;
+      x.y[j] = a.y + b * a.ldy + t.t0;
     }
-  }
+    const uint8_t* tile = a.w + static_cast<size_t>(t.t0 / kQ8LaneRows) * tile_bytes;
+    lane_tile_upto<kLaneBatch>(t.nb, tile, blocks, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
+  });
 }
 
 }  // namespace ninfer::models::kernels::avx512
