@@ -815,6 +815,44 @@ std::vector<float> whole_block_q8(const TensorView& w, const std::vector<float>&
   return want;
 }
 
+// A copy of w whose matrices that `packs` takes are packed by `pack` (as load_model packs its copy).
+std::shared_ptr<Qwen3Weights> packed_weights(const std::shared_ptr<const Qwen3Weights>& w,
+                                             bool (*packs)(const TensorView&), void (*pack)(TensorView&, uint8_t*)) {
+  auto packed = std::make_shared<Qwen3Weights>(*w);
+  int count = 0;
+  for (TensorView* t : packed->matrices()) {
+    if (!packs(*t)) continue;
+    *t = packed_copy(*packed, *t, pack);
+    ++count;
+  }
+  if (w->config.tie_word_embeddings) packed->lm_head = packed->embed;  // the embedding, packed once
+  EXPECT_GT(count, 0);
+  return packed;
+}
+
+// A model of packed weights on every instruction set: near the FP64 reference (rel_tol) and near the
+// row-major weights' logits, and a prompt's bits the same prefilled whole or in chunks of 5.
+void expect_packed_model_matches(const std::shared_ptr<const Qwen3Weights>& w,
+                                 const std::shared_ptr<const Qwen3Weights>& packed, const std::string& what,
+                                 double rel_tol) {
+  const auto tokens = random_tokens(21, w->config.vocab_size, 41);
+  const auto ref = reference_logits(*w, tokens);
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    const std::string name = std::string(kernels::isa_name(isa)) + " " + what;
+    Qwen3ModelOptions o = opts(1, 2, 128, 64);
+    o.isa = isa;
+    Qwen3Model whole(packed, o), plain(w, o);
+    o.prefill_chunk = 5;
+    Qwen3Model chunked(packed, o);
+    const auto got = run_row(whole, 0, tokens, 21, true);
+    expect_matches_reference(got, ref, 0, name, rel_tol);
+    expect_close(got, run_row(plain, 0, tokens, 21, true), name + " against row-major weights",
+                 std::max(rel_tol, kSelfRelTol));
+    EXPECT_EQ(run_row(chunked, 0, tokens, 21, true), got) << name;
+  }
+}
+
 TEST(Qwen3Kernels, Q8TilesHoldTheSameMatrixAndGiveTheSameBits) {
   // Packed for the tile unit (TensorView::q8_tiles), a Q8_0 matrix holds the same values, row by row,
   // and the AMX kernels give the bits of the row-major layout for every batch, kind and thread count.
@@ -873,14 +911,7 @@ TEST(Qwen3Forward, PackedQ8WeightsGiveTheSameLogitsAndNeedTheTileUnit) {
   // A model whose Q8_0 matrices are packed (as load_model packs them on AMX machines): the logits of
   // the row-major weights, bit for bit; kernels without the tile unit refuse the weights up front.
   const auto w = tiny_weights(DType::Q8_0, /*tied=*/false);
-  auto packed = std::make_shared<Qwen3Weights>(*w);
-  int count = 0;
-  for (TensorView* t : packed->matrices()) {
-    if (!packs_q8_tiles(*t)) continue;
-    *t = packed_copy(*packed, *t);
-    ++count;
-  }
-  ASSERT_GT(count, 0);
+  const auto packed = packed_weights(w, packs_q8_tiles, pack_q8_tiles);
   Qwen3ModelOptions scalar;
   scalar.isa = Isa::Scalar;
   try {
@@ -959,33 +990,10 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
 
 TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
   // A model whose Q8_0 matrices are packed in lanes (as load_model packs a copy where AVX-512 runs):
-  // every instruction set reads them, near the FP64 reference and near the row-major weights' logits,
-  // and a prompt gives the same bits prefilled whole or in chunks, and its positions the same bits
-  // as the same tokens generated one by one in a batch with another row.
+  // every instruction set reads them.
   const auto w = tiny_weights(DType::Q8_0, /*tied=*/false);
-  auto packed = std::make_shared<Qwen3Weights>(*w);
-  int count = 0;
-  for (TensorView* t : packed->matrices()) {
-    if (!packs_q8_lanes(*t)) continue;
-    *t = packed_copy(*packed, *t, pack_q8_lanes);
-    ++count;
-  }
-  ASSERT_GT(count, 0);
-  const auto tokens = random_tokens(21, w->config.vocab_size, 41);
-  const auto ref = reference_logits(*w, tokens);
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
-    if (!kernels::isa_supported(isa)) continue;
-    const std::string name = kernels::isa_name(isa);
-    Qwen3ModelOptions o = opts(1, 2, 128, 64);
-    o.isa = isa;
-    Qwen3Model whole(packed, o), plain(w, o);
-    o.prefill_chunk = 5;
-    Qwen3Model chunked(packed, o);
-    const auto got = run_row(whole, 0, tokens, 21, true);
-    expect_matches_reference(got, ref, 0, name + " q8_0 in lanes", reference_tolerance(DType::Q8_0));
-    expect_close(got, run_row(plain, 0, tokens, 21, true), name + " lanes against rows", kQ8RelTol);
-    EXPECT_EQ(run_row(chunked, 0, tokens, 21, true), got) << name;
-  }
+  expect_packed_model_matches(w, packed_weights(w, packs_q8_lanes, pack_q8_lanes), "q8_0 in lanes",
+                              reference_tolerance(DType::Q8_0));
 }
 
 TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
@@ -1057,34 +1065,12 @@ TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
 
 TEST(Qwen3Forward, F16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
   // A model whose F16 matrices are packed in column tiles (as load_model packs a copy where AVX-512
-  // runs): every instruction set reads them, near the FP64 reference and near the row-major weights'
-  // logits, and a prompt gives the same bits prefilled whole or in chunks.
+  // runs), its tied head the packed embedding: every instruction set reads them.
   const auto w = tiny_weights(DType::F16, /*tied=*/true);
-  auto packed = std::make_shared<Qwen3Weights>(*w);
-  int count = 0;
-  for (TensorView* t : packed->matrices()) {
-    if (!packs_f16_columns(*t)) continue;
-    *t = packed_copy(*packed, *t, pack_f16_columns);
-    ++count;
-  }
-  packed->lm_head = packed->embed;  // tied: the embedding, packed once
-  ASSERT_GT(count, 0);
+  const auto packed = packed_weights(w, packs_f16_columns, pack_f16_columns);
   ASSERT_TRUE(packed->embed.f16_columns);
-  const auto tokens = random_tokens(21, w->config.vocab_size, 43);
-  const auto ref = reference_logits(*w, tokens);
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
-    if (!kernels::isa_supported(isa)) continue;
-    const std::string name = kernels::isa_name(isa);
-    Qwen3ModelOptions o = opts(1, 2, 128, 64);
-    o.isa = isa;
-    Qwen3Model whole(packed, o), plain(w, o);
-    o.prefill_chunk = 5;
-    Qwen3Model chunked(packed, o);
-    const auto got = run_row(whole, 0, tokens, 21, true);
-    expect_matches_reference(got, ref, 0, name + " f16 in column tiles");
-    expect_close(got, run_row(plain, 0, tokens, 21, true), name + " column tiles against rows");
-    EXPECT_EQ(run_row(chunked, 0, tokens, 21, true), got) << name;
-  }
+  ASSERT_TRUE(packed->lm_head.f16_columns);
+  expect_packed_model_matches(w, packed, "f16 in column tiles", kRelTol);
 }
 
 TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {

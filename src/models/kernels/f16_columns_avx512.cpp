@@ -66,18 +66,6 @@ NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const 
   }
 }
 
-template <int NB>
-NINFER_KERNEL_TARGET void column_tile_upto(int nb, const uint16_t* tile, int64_t cols, const ColumnRows& x,
-                                           __mmask16 rows, bool accumulate, bool ahead) {
-  if constexpr (NB > 1) {
-    if (nb < NB) {
-      column_tile_upto<NB - 1>(nb, tile, cols, x, rows, accumulate, ahead);
-      return;
-    }
-  }
-  column_tile<NB>(tile, cols, x, rows, accumulate, ahead);
-}
-
 }  // namespace
 
 NINFER_KERNEL_TARGET void f16_columns_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
@@ -89,8 +77,9 @@ NINFER_KERNEL_TARGET void f16_columns_matmul_rows(const MatmulArgs& a, int64_t r
       x.x[j] = a.x + b * a.ldx;
       x.y[j] = a.y + b * a.ldy + t.t0;
     }
-    column_tile_upto<kColumnBatch>(t.nb, w + t.t0 * a.cols, a.cols, x, static_cast<__mmask16>(t.rows), a.accumulate,
-                                   t.first);
+    with_rows<kColumnBatch>(t.nb, [&]<int NB>() {
+      column_tile<NB>(w + t.t0 * a.cols, a.cols, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
+    });
   });
 }
 

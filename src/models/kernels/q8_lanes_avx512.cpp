@@ -81,18 +81,6 @@ NINFER_KERNEL_TARGET void lane_tile(const uint8_t* tile, int64_t blocks, const L
   }
 }
 
-template <int NB>
-NINFER_KERNEL_TARGET void lane_tile_upto(int nb, const uint8_t* tile, int64_t blocks, const LaneRows& x,
-                                         __mmask16 rows, bool accumulate, bool ahead) {
-  if constexpr (NB > 1) {
-    if (nb < NB) {
-      lane_tile_upto<NB - 1>(nb, tile, blocks, x, rows, accumulate, ahead);
-      return;
-    }
-  }
-  lane_tile<NB>(tile, blocks, x, rows, accumulate, ahead);
-}
-
 }  // namespace
 
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
@@ -108,7 +96,9 @@ NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_
       x.y[j] = a.y + b * a.ldy + t.t0;
     }
     const uint8_t* tile = a.w + static_cast<size_t>(t.t0 / kQ8LaneRows) * tile_bytes;
-    lane_tile_upto<kLaneBatch>(t.nb, tile, blocks, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
+    with_rows<kLaneBatch>(t.nb, [&]<int NB>() {
+      lane_tile<NB>(tile, blocks, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
+    });
   });
 }
 

@@ -36,4 +36,17 @@ inline void for_tile_passes(int64_t batch, int64_t row_begin, int64_t row_end, F
   }
 }
 
+// Calls fn.template operator()<N>() with N = n, for 1 <= n <= kMax: a pass's row count as the
+// kernel's template parameter (its accumulators are arrays of N registers).
+template <int kMax, class Fn>
+inline void with_rows(int n, Fn&& fn) {
+  if constexpr (kMax > 1) {
+    if (n < kMax) {
+      with_rows<kMax - 1>(n, fn);
+      return;
+    }
+  }
+  fn.template operator()<kMax>();
+}
+
 }  // namespace ninfer::models::kernels
