@@ -43,14 +43,10 @@ const uint8_t* q8_block(const TensorView& t, const uint8_t* p, size_t r, size_t 
   return p + q8_block_offset(t.q8_tiles, row_bytes(DType::Q8_0, t.cols()), r, k);
 }
 
-// Where block k of a q8_lanes matrix's tile `tile` lies (rb-byte rows).
-size_t q8_lane_block_offset(size_t rb, size_t tile, size_t k) {
-  return tile * kQ8LaneRows * rb + k * kQ8LaneBlockBytes;
-}
-
-// Block k of row r of a q8_lanes matrix, as the row-major block it was (34 bytes into out).
+// Block k of row r of a q8_lanes matrix of rb-byte rows, as the row-major block it was (34 bytes
+// into out).
 void q8_lane_block(const uint8_t* p, size_t rb, size_t r, size_t k, uint8_t* out) {
-  const uint8_t* b = p + q8_lane_block_offset(rb, r / kQ8LaneRows, k);
+  const uint8_t* b = p + r / kQ8LaneRows * kQ8LaneRows * rb + k * kQ8LaneBlockBytes;
   const size_t m = r % kQ8LaneRows;
   std::memcpy(out, b + 2 * m, 2);
   for (int i = 0; i < kQ8BlockValues; ++i) {
@@ -102,10 +98,11 @@ float tensor_element(const TensorView& t, int64_t index) {
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
   const size_t rb = row_bytes(t.dtype, t.cols());
   const auto* p = static_cast<const uint8_t*>(t.data);
-  if (t.f16_columns) {
+  if (t.f16_columns) {  // row m of its tile: every 16th value from the m-th
     scratch.resize(rb);
-    const auto cols = static_cast<size_t>(t.cols());
-    for (size_t c = 0; c < cols; ++c) std::memcpy(scratch.data() + 2 * c, p + 2 * f16_column_index(t, r * cols + c), 2);
+    const uint8_t* tile = p + static_cast<size_t>(r / kF16ColumnRows) * kF16ColumnRows * rb;
+    const auto m = static_cast<size_t>(r % kF16ColumnRows);
+    for (size_t c = 0; c < rb / 2; ++c) std::memcpy(scratch.data() + 2 * c, tile + 2 * (c * kF16ColumnRows + m), 2);
     return scratch.data();
   }
   if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;

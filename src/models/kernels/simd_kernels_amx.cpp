@@ -23,8 +23,6 @@
 
 #include "models/dtype_convert.h"
 #include "models/kernels/amx_tile_config.h"
-#include "models/kernels/f16_columns.h"
-#include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_AMX_TARGET \
@@ -715,10 +713,9 @@ void matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   // Matrices of fewer than 16 rows or 32 columns stay on the vector unit, whatever the batch: a
   // matrix of 16 rows or more never gives a task row_end < 16 (blocks are 32 rows or more).
   const bool tiles = a.cols >= 32 && row_end >= kTileRows;
-  if (a.dtype == DType::Q8_0 && a.w_lanes) {
-    avx512::q8_lanes_matmul_rows(a, row_begin, row_end);
-  } else if (a.dtype == DType::F16 && a.w_columns) {
-    avx512::f16_columns_matmul_rows(a, row_begin, row_end);
+  // Weights packed for the vector kernels (lanes, column tiles) take AVX-512's, which read them.
+  if (a.w_lanes || a.w_columns) {
+    avx512::kTable.matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::Q8_0) {
     q8_matmul_rows(a, row_begin, row_end);
   } else if (a.dtype == DType::BF16 && tiles) {
