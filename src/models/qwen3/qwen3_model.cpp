@@ -346,6 +346,16 @@ void Qwen3Model::plan_attention() {
     attention_blocks_.push_back({t, end - t});
     t = end;
   }
+  // Whether every slot's rows are one block: then no task's attention reads rows another task writes.
+  attention_prepares_rows_ = true;
+  for (size_t i = 0; i < attention_blocks_.size() && attention_prepares_rows_; ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (items_[attention_blocks_[j].first].slot == items_[attention_blocks_[i].first].slot) {
+        attention_prepares_rows_ = false;
+        break;
+      }
+    }
+  }
   // Longest first (the pool hands tasks out in order), so that no thread starts a long block last.
   std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
     return items_[a.first].pos + a.rows > items_[b.first].pos + b.rows;
@@ -465,48 +475,61 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     const MatmulTarget qkv[] = {{&lw.q_proj, q, sq, false}, {&lw.k_proj, k, skv, false}, {&lw.v_proj, v, skv, false}};
     matmul(qkv, h, sx, n, item_is_prompt);
 
-    each_row([&](int64_t t) {
+    // Row t's queries of KV head g's group and its key, normed and rotated, and its value in the cache.
+    auto prepare_head = [&](int64_t t, int64_t g) {
       const Item& it = items_[t];
       const float* ct = cosv + t * half;
       const float* st = sinv + t * half;
-      for (int64_t hh = 0; hh < heads; ++hh) {
+      for (int64_t hh = g * group; hh < (g + 1) * group; ++hh) {
         float* qh = q + t * sq + hh * hd;
         rms_norm(qh, nw.q.data(), hd, eps, qh);
         rope(qh, ct, st, half);
       }
-      for (int64_t g = 0; g < kv_heads; ++g) {
-        float* kh = k + t * skv + g * hd;
-        rms_norm(kh, nw.k.data(), hd, eps, kh);
-        rope(kh, ct, st, half);
-      }
+      float* kh = k + t * skv + g * hd;
+      rms_norm(kh, nw.k.data(), hd, eps, kh);
+      rope(kh, ct, st, half);
       // Values go into the cache as a row per head (keys below).
-      uint16_t* vals = kv_->values(it.slot, l);
-      for (int64_t g = 0; g < kv_heads; ++g) {
-        uint16_t* vc = vals + kv_->value_index(it.pos, g * hd);
-        for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
-      }
-    });
-    // Keys go transposed into their block (a column of kBlock-element rows), 16 head dims at a time for
-    // every row, so that the consecutive positions of a prefill fill each line in turn: key by key,
-    // each scattered its values over kvdim lines (~5% of a 512-token prefill).
-    in_ranges((kvdim + 15) / 16, [&](int64_t tile_begin, int64_t tile_end) {
-      for (int64_t d0 = 16 * tile_begin; d0 < std::min(kvdim, 16 * tile_end); d0 += 16) {
-        const int64_t d1 = std::min(kvdim, d0 + 16);
-        for (int64_t t = 0; t < n; ++t) {
-          const Item& it = items_[t];
-          uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
-          for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+      uint16_t* vc = kv_->values(it.slot, l) + kv_->value_index(it.pos, g * hd);
+      for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
+    };
+    if (!attention_prepares_rows_) {
+      each_row([&](int64_t t) {
+        for (int64_t g = 0; g < kv_heads; ++g) prepare_head(t, g);
+      });
+    }
+    // Keys go transposed into their block (a column of kBlock-element rows). For a prefill, 16 head dims
+    // at a time for every row, so that consecutive positions fill each line in turn: key by key, each
+    // scattered its values over kvdim lines (~5% of a 512-token prefill).
+    auto write_keys = [&](int64_t t, int64_t d0, int64_t d1) {
+      const Item& it = items_[t];
+      uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
+      for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+    };
+    if (!attention_prepares_rows_) {
+      in_ranges((kvdim + 15) / 16, [&](int64_t tile_begin, int64_t tile_end) {
+        for (int64_t d0 = 16 * tile_begin; d0 < std::min(kvdim, 16 * tile_end); d0 += 16) {
+          for (int64_t t = 0; t < n; ++t) write_keys(t, d0, std::min(kvdim, d0 + 16));
         }
-      }
-    });
+      });
+    }
 
     // Causal attention: a token sees its slot's positions up to its own, all of which (earlier chunks,
     // earlier tokens of this chunk) are in the cache by now. One task per block of consecutive
     // positions and KV head: the group of query heads sharing that KV head reads each K/V tile once.
+    // Where every slot's rows are one block (decode and verification steps), no task reads rows that
+    // another writes, and a task first prepares its own rows' heads: two pool jobs fewer a layer.
     pool_->run(attention_tasks, [&](int64_t task, int worker) {
       const AttentionBlock& b = attention_blocks_[task / head_tasks];
       const Item& it = items_[b.first];
       const int64_t g0 = task % head_tasks * heads_per_task;
+      if (attention_prepares_rows_) {
+        for (int64_t g = g0; g < g0 + heads_per_task; ++g) {
+          for (int64_t t = b.first; t < b.first + b.rows; ++t) {
+            prepare_head(t, g);
+            write_keys(t, g * hd, (g + 1) * hd);
+          }
+        }
+      }
       for (int64_t g = g0; g < g0 + heads_per_task; ++g) {
         kernels::CausalAttentionArgs a;
         a.q = q + b.first * sq + g * group * hd;
