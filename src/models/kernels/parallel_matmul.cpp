@@ -81,7 +81,7 @@ void pack_tile_group(const int8_t* q, const float* d, int64_t batch, int64_t col
 // Below this many activations one thread quantises them: waking the pool would cost more.
 constexpr int64_t kParallelQuantiseMin = int64_t{1} << 16;
 
-// Runs fn(g0, g1) over groups [0, groups) of 16 activation rows: on this thread below
+// Runs fn(g0, g1) over groups [0, groups) of up to 16 activation rows: on this thread below
 // kParallelQuantiseMin values (waking the pool would cost more), else in about 4 tasks per thread.
 template <class Fn>
 void over_groups(ThreadPool& pool, int64_t values, int64_t groups, const Fn& fn) {
@@ -155,6 +155,20 @@ const Bf16Activations& pack_bf16(ThreadPool& pool, const KernelTable& kernels, c
   };
   over_groups(pool, batch * cols, groups, groups_of);
   return ba;
+}
+
+// x's rows packed for the F32/F16/BF16 panels (KernelTable::pack_panel_rows), once for every task of
+// a matmul: packed by each task, the copy was repeated in every one, and a worker's own buffer grew
+// whenever it first met a larger batch (an allocation in a steady decode step).
+const float* pack_panel_rows(ThreadPool& pool, const KernelTable& kernels, const float* x, int64_t ldx,
+                             int64_t batch, int64_t cols) {
+  thread_local std::vector<float> buffer;
+  const auto need = static_cast<size_t>(batch * cols) + 64 / sizeof(float);
+  if (buffer.size() < need) buffer.resize(need);
+  float* out = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64 / sizeof(float);
+  over_groups(pool, batch * cols, KernelTable::panel_slices(batch),
+              [&](int64_t s0, int64_t s1) { kernels.pack_panel_rows(x, ldx, batch, cols, s0, s1, out); });
+  return out;
 }
 
 int64_t row_block(int64_t rows, int threads, int64_t granule, int64_t batch) {
@@ -294,6 +308,18 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     for (size_t i = 0; i < n; ++i) {
       if (!reads_parts(args[i].dtype)) continue;
       (two[i] ? prompt_args[i] : args[i]).xb_tiles = ba.parts.data();
+    }
+  }
+  // F32/F16/BF16 targets that the panels take (row-major weights, one kind of row, fp32 x).
+  auto reads_panel_rows = [&](size_t i) {
+    const MatmulArgs& a = args[i];
+    return a.dtype != DType::Q8_0 && !a.w_columns && !a.prompt && !two[i] && !bf16_parts(a.dtype);
+  };
+  const int64_t panel_cols = shared_cols(reads_panel_rows);
+  if (panel_cols != 0 && kernels.pack_panel_rows != nullptr && batch >= KernelTable::kPanelMinBatch) {
+    const float* xp = pack_panel_rows(pool, kernels, x, ldx, batch, panel_cols);
+    for (size_t i = 0; i < n; ++i) {
+      if (reads_panel_rows(i)) args[i].xp = xp;
     }
   }
   pool.run(first_task[n], [&](int64_t task, int) {

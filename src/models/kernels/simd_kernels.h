@@ -60,6 +60,9 @@ struct MatmulArgs {
   // row b at xu + (blk * batch + b) * 64 and its scale twice at xd2[2 * (blk * batch + b)].
   const uint8_t* xu = nullptr;
   const float* xd2 = nullptr;
+  // F32/F16/BF16 panels (batches of KernelTable::kPanelMinBatch rows or more) with
+  // KernelTable::pack_panel_rows: x's rows packed once for every task of the matmul.
+  const float* xp = nullptr;
   const uint16_t* xb_tiles = nullptr;  // BF16 with KernelTable::pack_bf16_parts (and F16 of prompt
                                        // rows with KernelTable::prompt_f16_tiles): x's bf16 parts in
                                        // groups of 16 rows (kPairTileBlockValues says how)
@@ -83,6 +86,14 @@ struct KernelTable {
   // a batch quantised by quantize_q8 (q, d) into them, so that a matmul's tasks share one copy.
   void (*pack_q8_offsets)(const int8_t* q, const float* d, int64_t batch, int64_t cols, int64_t b0, int64_t b1,
                           uint8_t* xu, float* xd2) = nullptr;
+  // Where F32/F16/BF16 panels read MatmulArgs::xp (AVX-512): packs slices [s0, s1) of a batch of
+  // `batch` rows of x (panel_slices(batch) in all) into `out` (batch * cols floats, 64-byte aligned),
+  // so that a matmul's tasks share one copy. Null: each task reads x as it is.
+  void (*pack_panel_rows)(const float* x, int64_t ldx, int64_t batch, int64_t cols, int64_t s0, int64_t s1,
+                          float* out) = nullptr;
+  static constexpr int64_t kPanelMinBatch = 3;  // batches that the panels take, on every ISA
+  static constexpr int64_t kPanelBatch = 16;    // rows per slice of a larger batch
+  static int64_t panel_slices(int64_t batch) { return (batch + kPanelBatch - 1) / kPanelBatch; }
   static constexpr int64_t kQ8OffsetBlockBytes = 64;  // what pack_q8_offsets writes per block and row
   static constexpr int64_t kQ8OffsetScalePad = 16;    // floats read past xd2's last scale pair
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
