@@ -49,7 +49,7 @@ std::unique_ptr<LanguageModel> load_model(const std::string& path, const ModelLo
   const WeightPacking packing = kernels::best_kernels().packing;
   if (fs::is_directory(p, ec)) {
     if (fs::is_regular_file(p / "config.json", ec)) {
-      loaded = qwen3::load_hf_folder(path, residency);
+      loaded = qwen3::load_hf_folder(path, residency, packing);
     } else {
       const std::string g = lone_gguf(p);
       if (g.empty()) throw ModelError(ModelErrorKind::NotFound, "no config.json or .gguf file in " + path, (p / "config.json").string());

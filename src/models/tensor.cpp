@@ -56,10 +56,10 @@ void q8_lane_block(const uint8_t* p, size_t rb, size_t r, size_t k, uint8_t* out
 
 // Where element i (row-major) of a 16-bit tensor lies, in elements: i itself, or in its column tile.
 size_t f16_column_index(const TensorView& t, size_t i) {
-  if (!t.f16_columns) return i;
+  if (!t.column_tiles) return i;
   const auto cols = static_cast<size_t>(t.cols());
   const size_t r = i / cols, c = i % cols;
-  return r / kF16ColumnRows * kF16ColumnRows * cols + c * kF16ColumnRows + r % kF16ColumnRows;
+  return r / kColumnTileRows * kColumnTileRows * cols + c * kColumnTileRows + r % kColumnTileRows;
 }
 
 }  // namespace
@@ -98,11 +98,11 @@ float tensor_element(const TensorView& t, int64_t index) {
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
   const size_t rb = row_bytes(t.dtype, t.cols());
   const auto* p = static_cast<const uint8_t*>(t.data);
-  if (t.f16_columns) {  // row m of its tile: every 16th value from the m-th
+  if (t.column_tiles) {  // row m of its tile: every 16th value from the m-th
     scratch.resize(rb);
-    const uint8_t* tile = p + static_cast<size_t>(r / kF16ColumnRows) * kF16ColumnRows * rb;
-    const auto m = static_cast<size_t>(r % kF16ColumnRows);
-    for (size_t c = 0; c < rb / 2; ++c) std::memcpy(scratch.data() + 2 * c, tile + 2 * (c * kF16ColumnRows + m), 2);
+    const uint8_t* tile = p + static_cast<size_t>(r / kColumnTileRows) * kColumnTileRows * rb;
+    const auto m = static_cast<size_t>(r % kColumnTileRows);
+    for (size_t c = 0; c < rb / 2; ++c) std::memcpy(scratch.data() + 2 * c, tile + 2 * (c * kColumnTileRows + m), 2);
     return scratch.data();
   }
   if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;
@@ -165,25 +165,25 @@ void pack_q8_lanes(TensorView& t, uint8_t* bytes) {
   t.q8_lanes = true;
 }
 
-bool packs_f16_columns(const TensorView& t) {
-  return t.dtype == DType::F16 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kF16ColumnRows == 0 &&
-         !t.f16_columns;
+bool packs_column_tiles(const TensorView& t) {
+  return (t.dtype == DType::F16 || t.dtype == DType::BF16) && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kColumnTileRows == 0 &&
+         !t.column_tiles;
 }
 
-void pack_f16_columns(TensorView& t, uint8_t* bytes) {
-  if (!packs_f16_columns(t)) throw std::invalid_argument("pack_f16_columns: not an F16 matrix of whole tiles: " + t.name);
+void pack_column_tiles(TensorView& t, uint8_t* bytes) {
+  if (!packs_column_tiles(t)) throw std::invalid_argument("pack_column_tiles: not an F16 or BF16 matrix of whole tiles: " + t.name);
   const auto cols = static_cast<size_t>(t.cols());
-  const size_t tile_values = kF16ColumnRows * cols;
+  const size_t tile_values = kColumnTileRows * cols;
   std::vector<uint16_t> tile(tile_values);
   for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * cols * 2; p += tile_values * 2) {
     std::memcpy(tile.data(), p, tile_values * 2);
-    uint16_t out[kF16ColumnRows];
+    uint16_t out[kColumnTileRows];
     for (size_t c = 0; c < cols; ++c) {
-      for (size_t m = 0; m < kF16ColumnRows; ++m) out[m] = tile[m * cols + c];
+      for (size_t m = 0; m < kColumnTileRows; ++m) out[m] = tile[m * cols + c];
       std::memcpy(p + c * sizeof(out), out, sizeof(out));
     }
   }
-  t.f16_columns = true;
+  t.column_tiles = true;
 }
 
 }  // namespace ninfer::models

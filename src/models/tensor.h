@@ -27,9 +27,9 @@ enum class Q8Packing : uint8_t { RowMajor, Tiles, Lanes };
 // How a loader packs the matrices of its own copy of the weights, for the kernels that will read them.
 struct WeightPacking {
   Q8Packing q8 = Q8Packing::RowMajor;
-  bool f16_columns = false;  // F16 matrices in column tiles (TensorView::f16_columns)
-  WeightPacking(Q8Packing q8_packing = Q8Packing::RowMajor, bool f16 = false) : q8(q8_packing), f16_columns(f16) {}
-  bool any() const { return q8 != Q8Packing::RowMajor || f16_columns; }
+  bool column_tiles = false;  // F16 and BF16 matrices in column tiles (TensorView::column_tiles)
+  WeightPacking(Q8Packing q8_packing = Q8Packing::RowMajor, bool f16 = false) : q8(q8_packing), column_tiles(f16) {}
+  bool any() const { return q8 != Q8Packing::RowMajor || column_tiles; }
 };
 
 struct TensorView {
@@ -47,11 +47,11 @@ struct TensorView {
   // groups of values one group at a time for all 16 rows (one 512-bit vector a group), each byte
   // stored + 128, so that one vpdpbusd takes a group of 16 rows against 4 activations.
   bool q8_lanes = false;
-  // An F16 matrix packed in column tiles for the vector kernels (pack_f16_columns): rows in tiles of
-  // kF16ColumnRows, a tile's columns in order, each column its 16 rows' values (32 bytes), so that one
+  // An F16 or BF16 matrix packed in column tiles for the vector kernels (pack_column_tiles): rows in tiles of
+  // kColumnTileRows, a tile's columns in order, each column its 16 rows' values (32 bytes), so that one
   // 512-bit vector of a column's 16 rows meets one activation broadcast from memory, and a tile is
   // one sequential stream.
-  bool f16_columns = false;
+  bool column_tiles = false;
 
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
@@ -66,7 +66,7 @@ struct TensorView {
 float tensor_element(const TensorView& t, int64_t index);
 
 // Row r's bytes as stored row-major: straight from the tensor, or for a packed one (q8_tiles,
-// q8_lanes or f16_columns) gathered into scratch (one row's bytes).
+// q8_lanes or column_tiles) gathered into scratch (one row's bytes).
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch);
 
 // TensorView::q8_tiles: rows per tile. Row r's block k lies at (r / 16) * 16 * row_bytes +
@@ -90,12 +90,12 @@ bool packs_q8_lanes(const TensorView& t);
 // Packs t (packs_q8_lanes(t)) in place: `bytes` is t's data, writable. Sets t.q8_lanes.
 void pack_q8_lanes(TensorView& t, uint8_t* bytes);
 
-// TensorView::f16_columns: rows per tile. Row r's column c lies at element (r / 16) * 16 * cols +
+// TensorView::column_tiles: rows per tile. Row r's column c lies at element (r / 16) * 16 * cols +
 // c * 16 + r % 16: the matrix keeps its size.
-constexpr int64_t kF16ColumnRows = 16;
-// Whether pack_f16_columns takes t: F16, two dimensions, rows a multiple of kF16ColumnRows, not packed.
-bool packs_f16_columns(const TensorView& t);
-// Packs t (packs_f16_columns(t)) in place: `bytes` is t's data, writable. Sets t.f16_columns.
-void pack_f16_columns(TensorView& t, uint8_t* bytes);
+constexpr int64_t kColumnTileRows = 16;
+// Whether pack_column_tiles takes t: F16 or BF16, two dimensions, rows a multiple of kColumnTileRows, not packed.
+bool packs_column_tiles(const TensorView& t);
+// Packs t (packs_column_tiles(t)) in place: `bytes` is t's data, writable. Sets t.column_tiles.
+void pack_column_tiles(TensorView& t, uint8_t* bytes);
 
 }  // namespace ninfer::models

@@ -781,7 +781,7 @@ TEST(Qwen3Kernels, MatmulResultsDoNotDependOnTheBatch) {
 }
 
 // A copy of a matrix's bytes (kept alive by owner), packed in place by `pack`: for the tile unit
-// (pack_q8_tiles), in lanes (pack_q8_lanes) or in column tiles (pack_f16_columns).
+// (pack_q8_tiles), in lanes (pack_q8_lanes) or in column tiles (pack_column_tiles).
 TensorView packed_copy(Qwen3Weights& owner, const TensorView& t, void (*pack)(TensorView&, uint8_t*) = pack_q8_tiles) {
   auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(t.data),
                                                       static_cast<const uint8_t*>(t.data) + t.bytes);
@@ -999,59 +999,61 @@ TEST(Qwen3Forward, Q8WeightsInLanesMatchTheReferenceOnEveryIsa) {
                               reference_tolerance(DType::Q8_0));
 }
 
-TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
-  // Packed in column tiles (TensorView::f16_columns), an F16 matrix holds the same values, row by row,
-  // and every instruction set computes what f16_columns.h says, spelt out here: per output an even-
+TEST(Qwen3Kernels, ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
+  // Packed in column tiles (TensorView::column_tiles), an F16 or BF16 matrix holds the same values, row by row,
+  // and every instruction set computes what column_tiles.h says, spelt out here: per output an even-
   // and an odd-column chain of fused multiply-adds, then their sum. Odd widths (a lone even column
   // last), rows of one tile to 13, batches that fill passes of 8 rows partly and wholly, one slice of
   // 64 rows and more; one and two threads; plain and accumulated outputs.
   Qwen3Weights owner;
-  for (int64_t cols : {1, 2, 7, 33, 100, 1100, 2085}) {
-    for (int64_t rows : {16, 48, 208}) {
-      std::vector<float> wv(static_cast<size_t>(rows * cols));
-      for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 9);
-      const TensorView w = make_tensor(owner, "w", {rows, cols}, DType::F16, wv);
-      ASSERT_TRUE(packs_f16_columns(w));
-      const TensorView p = packed_copy(owner, w, pack_f16_columns);
-      EXPECT_TRUE(p.f16_columns);
-      EXPECT_FALSE(packs_f16_columns(p));  // once
-      if (cols > 1) {
-        EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
-      }
-      for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
-      std::vector<uint8_t> scratch;
-      const size_t rb = row_bytes(DType::F16, cols);
-      for (int64_t r = 0; r < rows; ++r) {
-        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
-      }
-      for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
-        if (rows * batch * cols > 208 * 17 * 2085) continue;  // keeps the oracle cheap
-        std::vector<float> x(static_cast<size_t>(batch * cols));
-        for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 10);
-        std::vector<float> want(static_cast<size_t>(batch * rows));
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t r = 0; r < rows; ++r) {
-            float even = 0.0f, odd = 0.0f;
-            for (int64_t c = 0; c < cols; ++c) {
-              float& chain = c % 2 == 0 ? even : odd;
-              chain = std::fma(tensor_element(w, r * cols + c), x[b * cols + c], chain);
-            }
-            want[b * rows + r] = even + odd;
-          }
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    for (int64_t cols : {1, 2, 7, 33, 100, 1100, 2085}) {
+      for (int64_t rows : {16, 48, 208}) {
+        std::vector<float> wv(static_cast<size_t>(rows * cols));
+        for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 9);
+        const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
+        ASSERT_TRUE(packs_column_tiles(w));
+        const TensorView p = packed_copy(owner, w, pack_column_tiles);
+        EXPECT_TRUE(p.column_tiles);
+        EXPECT_FALSE(packs_column_tiles(p));  // once
+        if (cols > 1) {
+          EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
         }
-        for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
-          if (!kernels::isa_supported(isa)) continue;
-          for (bool accumulate : {false, true}) {
-            for (int64_t prompt_begin : {batch, int64_t{0}}) {  // generated rows, prompt rows (AMX: one kernel)
-              kernels::ThreadPool one(1), two(2);
-              std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);
-              const kernels::MatmulTarget t[] = {{&p, got.data(), rows, accumulate}};
-              kernels::parallel_matmul(accumulate ? one : two, kernels::kernel_table(isa), t, x.data(), cols, batch,
-                                       prompt_begin);
-              for (size_t i = 0; i < want.size(); ++i) {
-                ASSERT_EQ(got[i], accumulate ? 1.5f + want[i] : want[i])
-                    << kernels::isa_name(isa) << " rows " << rows << " cols " << cols << " batch " << batch
-                    << " output " << i;
+        for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
+        std::vector<uint8_t> scratch;
+        const size_t rb = row_bytes(dtype, cols);
+        for (int64_t r = 0; r < rows; ++r) {
+          ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
+        }
+        for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
+          if (rows * batch * cols > 208 * 17 * 2085) continue;  // keeps the oracle cheap
+          std::vector<float> x(static_cast<size_t>(batch * cols));
+          for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 10);
+          std::vector<float> want(static_cast<size_t>(batch * rows));
+          for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t r = 0; r < rows; ++r) {
+              float even = 0.0f, odd = 0.0f;
+              for (int64_t c = 0; c < cols; ++c) {
+                float& chain = c % 2 == 0 ? even : odd;
+                chain = std::fma(tensor_element(w, r * cols + c), x[b * cols + c], chain);
+              }
+              want[b * rows + r] = even + odd;
+            }
+          }
+          for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+            if (!kernels::isa_supported(isa)) continue;
+            for (bool accumulate : {false, true}) {
+              for (int64_t prompt_begin : {batch, int64_t{0}}) {  // generated rows, prompt rows (AMX: one kernel)
+                kernels::ThreadPool one(1), two(2);
+                std::vector<float> got(want.size(), accumulate ? 1.5f : -7.0f);
+                const kernels::MatmulTarget t[] = {{&p, got.data(), rows, accumulate}};
+                kernels::parallel_matmul(accumulate ? one : two, kernels::kernel_table(isa), t, x.data(), cols, batch,
+                                         prompt_begin);
+                for (size_t i = 0; i < want.size(); ++i) {
+                  ASSERT_EQ(got[i], accumulate ? 1.5f + want[i] : want[i])
+                      << kernels::isa_name(isa) << " " << dtype_name(dtype) << " rows " << rows << " cols " << cols
+                      << " batch " << batch << " output " << i;
+                }
               }
             }
           }
@@ -1060,9 +1062,10 @@ TEST(Qwen3Kernels, F16ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
     }
   }
   std::vector<float> v(13 * 32, 0.5f);
-  EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "odd", {13, 32}, DType::F16, v)));
-  EXPECT_FALSE(packs_f16_columns(make_tensor(owner, "bf16", {16, 26}, DType::BF16, std::vector<float>(16 * 26, 0.5f))));
-  EXPECT_THROW(packed_copy(owner, make_tensor(owner, "q8", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.5f)), pack_f16_columns),
+  EXPECT_FALSE(packs_column_tiles(make_tensor(owner, "odd", {13, 32}, DType::F16, v)));
+  EXPECT_FALSE(packs_column_tiles(make_tensor(owner, "odd bf16", {13, 32}, DType::BF16, v)));
+  EXPECT_FALSE(packs_column_tiles(make_tensor(owner, "f32", {16, 26}, DType::F32, std::vector<float>(16 * 26, 0.5f))));
+  EXPECT_THROW(packed_copy(owner, make_tensor(owner, "q8", {16, 32}, DType::Q8_0, std::vector<float>(16 * 32, 0.5f)), pack_column_tiles),
                std::invalid_argument);
 }
 
@@ -1070,10 +1073,19 @@ TEST(Qwen3Forward, F16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
   // A model whose F16 matrices are packed in column tiles (as load_model packs a copy where AVX-512
   // runs), its tied head the packed embedding: every instruction set reads them.
   const auto w = tiny_weights(DType::F16, /*tied=*/true);
-  const auto packed = packed_weights(w, packs_f16_columns, pack_f16_columns);
-  ASSERT_TRUE(packed->embed.f16_columns);
-  ASSERT_TRUE(packed->lm_head.f16_columns);
+  const auto packed = packed_weights(w, packs_column_tiles, pack_column_tiles);
+  ASSERT_TRUE(packed->embed.column_tiles);
+  ASSERT_TRUE(packed->lm_head.column_tiles);
   expect_packed_model_matches(w, packed, "f16 in column tiles", kRelTol);
+}
+
+TEST(Qwen3Forward, Bf16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
+  // The same for a BF16 model (as load_model packs a safetensors folder's copy where AVX-512 runs).
+  const auto w = tiny_weights(DType::BF16, /*tied=*/true);
+  const auto packed = packed_weights(w, packs_column_tiles, pack_column_tiles);
+  ASSERT_TRUE(packed->embed.column_tiles);
+  ASSERT_TRUE(packed->layers[0].down_proj.column_tiles);
+  expect_packed_model_matches(w, packed, "bf16 in column tiles", kRelTol);
 }
 
 TEST(Qwen3Kernels, TargetsOfMixedDtypesKeepEachRowsBitsInAMixedBatch) {

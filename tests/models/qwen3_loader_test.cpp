@@ -213,8 +213,8 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, GgufTypeTest, ::testing::Values(DType::F32, D
 
 TEST(Qwen3Loader, WeightsInHugePagesAreTheSameModel) {
   // load_model copies the weights into huge pages by default: the same logits as the mapped files,
-  // for a safetensors folder and a GGUF file (Q8_0, which where AVX-512 runs is packed in lanes and
-  // sums in another order).
+  // for a safetensors folder (BF16, which where AVX-512 runs is packed in column tiles) and a GGUF
+  // file (Q8_0, packed in lanes there), both of which then sum in another order.
   NINFER_REQUIRE_QWEN3_ASSETS();
   const auto& m = generated_tiny_model();
   for (const std::string& path : {m.dir, m.gguf}) {
@@ -229,16 +229,18 @@ TEST(Qwen3Loader, WeightsInHugePagesAreTheSameModel) {
     const ForwardRow row{0, tokens, 1};
     a->forward(std::span(&row, 1), la);
     b->forward(std::span(&row, 1), lb);
-    if (path == m.gguf && kernels::best_kernels().packing.q8 == Q8Packing::Lanes) {
-      // The GGUF is Q8_0: packed in lanes, its matmuls sum whole blocks where the file's layout sums
-      // 8 lanes per block (q8_lanes.h): the same products, fp32 sums in another order.
+    const WeightPacking packing = kernels::best_kernels().packing;
+    if (path == m.gguf ? packing.q8 == Q8Packing::Lanes : packing.column_tiles) {
+      // Packed in lanes, Q8_0 matmuls sum whole blocks where the file's layout sums 8 lanes per block
+      // (q8_lanes.h); in column tiles, BF16 ones sum even and odd columns apart (column_tiles.h): the
+      // same products, fp32 sums in another order.
       double scale = 0.0, worst = 0.0;
       for (size_t i = 0; i < la.size(); ++i) {
         scale = std::max(scale, static_cast<double>(std::fabs(la[i])));
         worst = std::max(worst, static_cast<double>(std::fabs(la[i] - lb[i])));
       }
       EXPECT_LE(worst, 1e-4 * scale) << path;
-      EXPECT_NE(la, lb) << "the lanes' order of sums did not show: are the weights packed?";
+      EXPECT_NE(la, lb) << "the packed order of sums did not show: are the weights packed? " << path;
     } else {
       EXPECT_EQ(la, lb) << path;
     }
@@ -278,6 +280,34 @@ TEST(Qwen3Loader, Q8MatricesArePackedInTheHugePageCopyOnly) {
     for (int64_t i = 0; i < mapped->embed.elements(); i += 101) {
       ASSERT_EQ(tensor_element(mapped->embed, i), tensor_element(copied->embed, i));
     }
+  }
+}
+
+TEST(Qwen3Loader, SafetensorsMatricesArePackedInTheHugePageCopyOnly) {
+  // load_hf_folder(..., packing) packs the F16 and BF16 matrices of each shard's HugePages copy in
+  // column tiles (load_model asks for them on AVX-512 machines); a mapping stays as the file has it.
+  // Either way the same values.
+  NINFER_REQUIRE_QWEN3_ASSETS();
+  const WeightPacking packing(Q8Packing::RowMajor, /*f16=*/true);
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    const std::string& dir = generated_tiny_model(dtype).dir;
+    const auto mapped = qwen3::load_hf_weights(dir, Residency::Mapped, packing);
+    const auto copied = qwen3::load_hf_weights(dir, Residency::HugePages, packing);
+    ASSERT_EQ(copied->layers[0].q_proj.dtype, dtype);
+    int packed = 0;
+    for (size_t m = 0; m < copied->matrices().size(); ++m) {
+      const TensorView& x = *mapped->matrices()[m];
+      const TensorView& y = *copied->matrices()[m];
+      EXPECT_FALSE(x.column_tiles) << x.name;
+      EXPECT_EQ(y.column_tiles, packs_column_tiles(x)) << y.name;
+      packed += y.column_tiles;
+      for (int64_t i = 0; i < x.elements(); i += 7) ASSERT_EQ(tensor_element(x, i), tensor_element(y, i)) << y.name;
+    }
+    EXPECT_GT(packed, 0) << dtype_name(dtype);
+    if (copied->config.tie_word_embeddings) {
+      EXPECT_EQ(copied->lm_head.data, copied->embed.data);
+    }
+    EXPECT_EQ(copied->lm_head.column_tiles, packs_column_tiles(mapped->lm_head));
   }
 }
 

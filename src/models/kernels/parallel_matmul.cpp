@@ -231,7 +231,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.w_row_bytes = row_bytes(w.dtype, w.cols());
     a.w_tiles = w.q8_tiles;
     a.w_lanes = w.q8_lanes;
-    a.w_columns = w.f16_columns;
+    a.w_columns = w.column_tiles;
     if (w.q8_tiles && !kernels.q8_weight_tiles) {
       throw std::invalid_argument(std::string("parallel_matmul: ") + w.name + " is packed for the tile unit, which the " +
                                   isa_name(kernels.isa) + " kernels do not read");
@@ -243,7 +243,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.y = targets[i].y;
     a.ldy = targets[i].ldy;
     a.accumulate = targets[i].accumulate;
-    const bool kinds = by_kind(w.dtype) && !w.f16_columns;  // (column tiles: one kernel for both kinds)
+    const bool kinds = by_kind(w.dtype) && !w.column_tiles;  // (column tiles: one kernel for both kinds)
     a.prompt = kinds && generated == 0;
     two[i] = kinds && generated > 0 && prompts > 0;
     if (two[i]) {
@@ -256,7 +256,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
       p.batch = prompts;
     }
     const bool tile_kernel = w.dtype == DType::BF16 || a.prompt || two[i];
-    const bool tiles = (w.dtype == DType::Q8_0 && (kernels.q8_tiles || w.q8_lanes)) || w.f16_columns ||
+    const bool tiles = (w.dtype == DType::Q8_0 && (kernels.q8_tiles || w.q8_lanes)) || w.column_tiles ||
                        (reads_parts(w.dtype) && tile_kernel);
     block[i] = row_block(w.rows(), pool.size(), tiles ? kTileGroup : kRowGranule, batch);
     // Both kinds: blocks small enough that the second kernel finds the weights in L2.

@@ -49,7 +49,7 @@ struct MatmulArgs {
   // Q8_0 weights packed for the vector kernels (TensorView::q8_lanes; q8_lanes.h): the kernel that
   // reads them needs xc too.
   bool w_lanes = false;
-  // F16 weights packed in column tiles (TensorView::f16_columns; f16_columns.h).
+  // F16 or BF16 weights packed in column tiles (TensorView::column_tiles; column_tiles.h).
   bool w_columns = false;
   const int32_t* xc = nullptr;  // Q8_0 with w_lanes: -128 x the sum of each block of xq, xc + b * cols / 32
   const int8_t* xq = nullptr;  // Q8_0 only: row b of x quantised at xq + b * cols,
@@ -99,8 +99,8 @@ struct KernelTable {
   bool q8_tiles = false;  // Q8_0 matmuls read xq_tiles / xd_tiles instead of xq / xd
   bool q8_weight_tiles = false;  // Q8_0 matmuls read weights packed for the tile unit (MatmulArgs::w_tiles)
   // How the loader packs matrices where it may (a copy of the weights): Q8_0 for the tile unit (AMX),
-  // or in lanes for AVX-512's int8 dot products (q8_lanes.h); F16 in column tiles for AVX-512's FMAs
-  // (f16_columns.h). Every table reads lanes and column tiles; only AMX reads its tiles.
+  // or in lanes for AVX-512's int8 dot products (q8_lanes.h); F16 and BF16 in column tiles for AVX-512's FMAs
+  // (column_tiles.h). Every table reads lanes and column tiles; only AMX reads its tiles.
   WeightPacking packing = {};
   // BF16 matmuls read xb_tiles too (and x for columns past the last whole 32), which this packs:
   // `rows` <= 16 rows of x from row 0 (stride ldx), into one group.

@@ -12,7 +12,7 @@
 #include "models/dtype_convert.h"
 #include "models/kernels/float_vec_avx2.h"
 #include "models/kernels/q8_block_dot.h"
-#include "models/kernels/f16_columns.h"
+#include "models/kernels/column_tiles.h"
 #include "models/kernels/q8_lanes.h"
 #include "models/kernels/simd_kernels.h"
 
@@ -39,8 +39,8 @@ struct V : FloatVec {
   NINFER_VEC_OP float half(uint16_t h) { return _cvtsh_ss(h); }
 };
 
-// F16 weights packed in column tiles (f16_columns.h).
-constexpr auto kF16ColumnsMatmulRows = &f16_columns_matmul_rows_portable;
+// F16 weights packed in column tiles (column_tiles.h).
+constexpr auto kColumnTilesMatmulRows = &column_tiles_matmul_rows_portable;
 // Q8_0 weights packed in lanes (q8_lanes.h).
 constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows_portable;
 

@@ -160,6 +160,22 @@ std::shared_ptr<const tokenizer::Tokenizer> checked_tokenizer(std::shared_ptr<co
   return tok;
 }
 
+// Packs w's matrices that lie in map's copy (MappedFile::rewrite; a misaligned tensor's own copy stays
+// as it is). A tied output matrix is the embedding's view, set again by the caller.
+void pack_matrices(Qwen3Weights& w, const MappedFile& map, WeightPacking packing) {
+  const std::vector<TensorView*> matrices = w.matrices();
+  map.rewrite([&](uint8_t* bytes) {
+    for (TensorView* t : matrices) {
+      const auto* data = static_cast<const uint8_t*>(t->data);
+      if (data < map.data() || data >= map.data() + map.size()) continue;
+      uint8_t* at = bytes + (data - map.data());
+      if (packing.q8 == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
+      if (packing.q8 == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
+      if (packing.column_tiles && packs_column_tiles(*t)) pack_column_tiles(*t, at);
+    }
+  });
+}
+
 }  // namespace
 
 std::string gguf_tensor_name(const std::string& hf_name) {
@@ -221,7 +237,7 @@ Qwen3Config parse_hf_config(std::string_view config_json, const std::string& lab
   return c;
 }
 
-std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency) {
+std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency, WeightPacking packing) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) fail(ModelErrorKind::NotFound, "model folder " + dir + " does not exist", dir);
   auto w = std::make_shared<Qwen3Weights>();
@@ -231,8 +247,11 @@ std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Resi
 
   std::map<std::string, TensorView> all;        // every tensor of every shard
   std::map<std::string, std::string> where;     // tensor -> shard path
+  std::vector<std::shared_ptr<const MappedFile>> maps;  // one per shard
   const auto add_file = [&](const std::string& path) {
-    safetensors::File f = safetensors::open(path, residency);
+    maps.push_back(MappedFile::open(path, residency));
+    safetensors::File f = safetensors::parse(maps.back()->bytes(), path);
+    f.storage.push_back(maps.back());
     for (TensorView& t : f.tensors) {
       if (all.count(t.name)) fail(ModelErrorKind::BadHeader, "tensor " + t.name + " also appears in " + where[t.name], path + ":" + t.name);
       where[t.name] = path;
@@ -287,12 +306,16 @@ std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Resi
       if (loc == dir + ":" + name) loc = path + ":" + name;
     throw ModelError(e.kind(), e.what(), loc);
   }
+  if (packing.any()) {
+    for (const auto& map : maps) pack_matrices(*w, *map, packing);
+    if (w->config.tie_word_embeddings) w->lm_head = w->embed;
+  }
   return w;
 }
 
-LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency) {
+LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency, WeightPacking packing) {
   LoadedQwen3 out;
-  out.weights = load_hf_weights(dir, residency);
+  out.weights = load_hf_weights(dir, residency, packing);
   out.format = "safetensors";
   out.dtype = dtype_summary(*out.weights);
   try {
@@ -364,19 +387,6 @@ std::shared_ptr<Qwen3Weights> gguf_weights(const gguf::File& file) {
   return w;
 }
 
-// Packs w's matrices in map's copy (MappedFile::rewrite); a tied output matrix is the embedding's.
-void pack_matrices(Qwen3Weights& w, const MappedFile& map, WeightPacking packing) {
-  const std::vector<TensorView*> matrices = w.matrices();
-  map.rewrite([&](uint8_t* bytes) {
-    for (TensorView* t : matrices) {
-      uint8_t* at = bytes + (static_cast<const uint8_t*>(t->data) - map.data());
-      if (packing.q8 == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
-      if (packing.q8 == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
-      if (packing.f16_columns && packs_f16_columns(*t)) pack_f16_columns(*t, at);
-    }
-  });
-  if (w.config.tie_word_embeddings) w.lm_head = w.embed;
-}
 
 }  // namespace
 
@@ -392,7 +402,10 @@ LoadedQwen3 load_gguf(const std::string& path, Residency residency, WeightPackin
   gguf::File file = gguf::parse(map->bytes(), path);
   file.storage.push_back(map);
   std::shared_ptr<Qwen3Weights> weights = gguf_weights(file);
-  if (packing.any()) pack_matrices(*weights, *map, packing);
+  if (packing.any()) {
+    pack_matrices(*weights, *map, packing);
+    if (weights->config.tie_word_embeddings) weights->lm_head = weights->embed;
+  }
   LoadedQwen3 out;
   out.weights = std::move(weights);
   out.format = "gguf";

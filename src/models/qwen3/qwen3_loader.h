@@ -28,13 +28,14 @@ Qwen3Config gguf_qwen3_config(const gguf::File& file);
 // Throw ModelError (NotFound, BadHeader, Truncated, MissingTensor, WrongShape, UnknownDtype,
 // BadConfig, Unsupported) naming the file and the tensor / key / offset.
 // `residency`: how the weight files are held (mapped_file.h).
-LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency = Residency::Mapped);
 // packing: Q8_0 matrices packed for the AMX tile unit (TensorView::q8_tiles) or in lanes for the
-// vector kernels (TensorView::q8_lanes), F16 ones in column tiles (TensorView::f16_columns), where the
-// weights are a HugePages copy (a mapping stays as the file has it).
+// vector kernels (TensorView::q8_lanes), F16 and BF16 ones in column tiles (TensorView::column_tiles),
+// where the weights are a HugePages copy (a mapping stays as the file has it).
+LoadedQwen3 load_hf_folder(const std::string& dir, Residency residency = Residency::Mapped, WeightPacking packing = {});
 LoadedQwen3 load_gguf(const std::string& path, Residency residency = Residency::Mapped, WeightPacking packing = {});
 // The weights alone (tests, references): no tokenizer is built.
-std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency = Residency::Mapped);
+std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Residency residency = Residency::Mapped,
+                                                    WeightPacking packing = {});
 std::shared_ptr<const Qwen3Weights> load_gguf_weights(const std::string& path);
 // From a parsed GGUF (views into its bytes; the result keeps file.storage alive).
 std::shared_ptr<const Qwen3Weights> weights_from_gguf(const gguf::File& file);

@@ -1,4 +1,4 @@
-#include "models/kernels/f16_columns.h"
+#include "models/kernels/column_tiles.h"
 
 #include <cmath>
 
@@ -6,16 +6,17 @@
 
 namespace ninfer::models::kernels {
 
-void f16_columns_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+void column_tiles_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   for (int64_t r = row_begin; r < row_end; ++r) {
-    const uint16_t* tile = w + r / kF16ColumnRows * kF16ColumnRows * a.cols;
-    const int64_t m = r % kF16ColumnRows;
+    const uint16_t* tile = w + r / kColumnTileRows * kColumnTileRows * a.cols;
+    const int64_t m = r % kColumnTileRows;
     for (int64_t b = 0; b < a.batch; ++b) {
       const float* x = a.x + b * a.ldx;
       float even = 0.0f, odd = 0.0f;
       for (int64_t c = 0; c < a.cols; ++c) {
-        const float v = f16_to_f32(tile[c * kF16ColumnRows + m]);
+        const uint16_t h = tile[c * kColumnTileRows + m];
+        const float v = a.dtype == DType::BF16 ? bf16_to_f32(h) : f16_to_f32(h);
         if (c % 2 == 0) {
           even = std::fma(v, x[c], even);
         } else {

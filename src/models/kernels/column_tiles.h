@@ -1,4 +1,4 @@
-// F16 matmuls over weights packed in column tiles (TensorView::f16_columns): a tile of 16 weight rows
+// F16 and BF16 matmuls over weights packed in column tiles (TensorView::column_tiles): a tile of 16 weight rows
 // holds each column's 16 values side by side, so one widened 512-bit vector of a column meets one
 // activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
 // horizontal sums, no accumulators parked between spans, one sequential stream per tile. With up to 8
@@ -18,11 +18,11 @@ namespace ninfer::models::kernels {
 
 // Rows [row_begin, row_end) of a matmul whose weights are MatmulArgs::w_columns: the reference loops,
 // for the instruction sets without their own (scalar, AVX2).
-void f16_columns_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, int64_t row_end);
+void column_tiles_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, int64_t row_end);
 
 namespace avx512 {
 // The same with 512-bit vectors, bit for bit.
-void f16_columns_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end);
+void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end);
 }  // namespace avx512
 
 }  // namespace ninfer::models::kernels

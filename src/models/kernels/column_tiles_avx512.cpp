@@ -1,4 +1,4 @@
-// AVX-512 instance of the matmul over F16 weights packed in column tiles (f16_columns.h): per tile of
+// AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h): per tile of
 // 16 weight rows, passes of up to 8 activation rows, each with an even and an odd accumulator (16
 // registers), over the tile's columns in pairs.
 #include <algorithm>
@@ -11,7 +11,7 @@
 #endif
 #include <immintrin.h>
 
-#include "models/kernels/f16_columns.h"
+#include "models/kernels/column_tiles.h"
 #include "models/kernels/row_tile_passes.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx2,fma,f16c")))
@@ -32,9 +32,20 @@ struct ColumnRows {
   float* y[kColumnBatch];
 };
 
+// A column's 16 stored values, widened.
+template <DType D>
+NINFER_KERNEL_TARGET inline __m512 widen(const uint16_t* p) {
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  if constexpr (D == DType::BF16) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  } else {
+    return _mm512_cvtph_ps(h);
+  }
+}
+
 // Outputs [t0, t0 + 16) of NB activation rows over all columns of one tile, into the lanes of `rows`;
 // `ahead`: the first pass over the tile's weights, which asks for the lines ahead of it.
-template <int NB>
+template <DType D, int NB>
 NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const ColumnRows& x, __mmask16 rows,
                                       bool accumulate, bool ahead) {
   __m512 even[NB], odd[NB];
@@ -42,10 +53,10 @@ NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const 
   for (int j = 0; j < NB; ++j) even[j] = odd[j] = _mm512_setzero_ps();
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
-    const uint16_t* p = tile + c * kF16ColumnRows;
+    const uint16_t* p = tile + c * kColumnTileRows;
     if (ahead) __builtin_prefetch(p + kAheadValues, 0, 3);  // a line per column pair
-    const __m512 w0 = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-    const __m512 w1 = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kF16ColumnRows)));
+    const __m512 w0 = widen<D>(p);
+    const __m512 w1 = widen<D>(p + kColumnTileRows);
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) {
       even[j] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x.x[j][c]), even[j]);
@@ -53,8 +64,7 @@ NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const 
     }
   }
   if (c < cols) {
-    const __m512 w0 =
-        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tile + c * kF16ColumnRows)));
+    const __m512 w0 = widen<D>(tile + c * kColumnTileRows);
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) even[j] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x.x[j][c]), even[j]);
   }
@@ -68,7 +78,7 @@ NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const 
 
 }  // namespace
 
-NINFER_KERNEL_TARGET void f16_columns_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   for_tile_passes<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, [&](const TilePass& t) {
     ColumnRows x;
@@ -78,7 +88,13 @@ NINFER_KERNEL_TARGET void f16_columns_matmul_rows(const MatmulArgs& a, int64_t r
       x.y[j] = a.y + b * a.ldy + t.t0;
     }
     with_rows<kColumnBatch>(t.nb, [&]<int NB>() {
-      column_tile<NB>(w + t.t0 * a.cols, a.cols, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
+      const uint16_t* tile = w + t.t0 * a.cols;
+      const auto rows = static_cast<__mmask16>(t.rows);
+      if (a.dtype == DType::BF16) {
+        column_tile<DType::BF16, NB>(tile, a.cols, x, rows, a.accumulate, t.first);
+      } else {
+        column_tile<DType::F16, NB>(tile, a.cols, x, rows, a.accumulate, t.first);
+      }
     });
   });
 }
