@@ -792,6 +792,16 @@ TensorView packed_copy(Qwen3Weights& owner, const TensorView& t, void (*pack)(Te
   return p;
 }
 
+// The packed copy p holds w's matrix: every `step`-th element, and every row as row_data gathers it.
+void expect_same_matrix(const TensorView& w, const TensorView& p, int64_t step = 1) {
+  for (int64_t i = 0; i < w.elements(); i += step) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
+  std::vector<uint8_t> scratch;
+  const size_t rb = row_bytes(w.dtype, w.cols());
+  for (int64_t r = 0; r < w.rows(); ++r) {
+    ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
+  }
+}
+
 // What a Q8_0 matmul summing whole blocks gives (the tile unit's order, q8_block_dot.h; weights in
 // lanes, q8_lanes.h), spelt out from the row-major matrix w: y[b * rows + r].
 std::vector<float> whole_block_q8(const TensorView& w, const std::vector<float>& x, int64_t batch) {
@@ -873,12 +883,8 @@ TEST(Qwen3Kernels, Q8TilesHoldTheSameMatrixAndGiveTheSameBits) {
       if (cols > 32) {
         EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
       }
-      for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
-      std::vector<uint8_t> scratch;
-      const size_t rb = row_bytes(DType::Q8_0, cols);
-      for (int64_t r = 0; r < rows; ++r) {
-        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
-      }
+      expect_same_matrix(w, p);
+      if (HasFatalFailure()) return;
       if (!kernels::isa_supported(Isa::Amx)) continue;
       const kernels::KernelTable& amx = kernels::kernel_table(Isa::Amx);
       ASSERT_TRUE(amx.q8_weight_tiles);
@@ -952,14 +958,8 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
       EXPECT_FALSE(packs_q8_lanes(p));  // once
       EXPECT_FALSE(packs_q8_tiles(p));
       EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
-      for (int64_t i = 0; i < rows * cols; i += (rows * cols > 20000 ? 7 : 1)) {
-        ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
-      }
-      std::vector<uint8_t> scratch;
-      const size_t rb = row_bytes(DType::Q8_0, cols);
-      for (int64_t r = 0; r < rows; ++r) {
-        ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
-      }
+      expect_same_matrix(w, p, rows * cols > 20000 ? 7 : 1);
+      if (HasFatalFailure()) return;
       for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
         if (rows * batch * cols > 208 * 17 * 2080) continue;  // keeps the oracle cheap
         std::vector<float> x(static_cast<size_t>(batch * cols));
@@ -1019,12 +1019,8 @@ TEST(Qwen3Kernels, ColumnTilesHoldTheSameMatrixAndSumTwoChainsOnEveryIsa) {
         if (cols > 1) {
           EXPECT_NE(std::memcmp(p.data, w.data, w.bytes), 0);
         }
-        for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(tensor_element(p, i), tensor_element(w, i)) << i;
-        std::vector<uint8_t> scratch;
-        const size_t rb = row_bytes(dtype, cols);
-        for (int64_t r = 0; r < rows; ++r) {
-          ASSERT_EQ(std::memcmp(row_data(p, r, scratch), static_cast<const uint8_t*>(w.data) + r * rb, rb), 0) << r;
-        }
+        expect_same_matrix(w, p);
+        if (HasFatalFailure()) return;
         for (int64_t batch : {1, 2, 3, 8, 9, 16, 17, 64, 70}) {
           if (rows * batch * cols > 208 * 17 * 2085) continue;  // keeps the oracle cheap
           std::vector<float> x(static_cast<size_t>(batch * cols));
