@@ -28,7 +28,8 @@ enum class Q8Packing : uint8_t { RowMajor, Tiles, Lanes };
 struct WeightPacking {
   Q8Packing q8 = Q8Packing::RowMajor;
   bool column_tiles = false;  // F16 and BF16 matrices in column tiles (TensorView::column_tiles)
-  WeightPacking(Q8Packing q8_packing = Q8Packing::RowMajor, bool f16 = false) : q8(q8_packing), column_tiles(f16) {}
+  WeightPacking(Q8Packing q8_packing = Q8Packing::RowMajor, bool columns = false)
+      : q8(q8_packing), column_tiles(columns) {}
   bool any() const { return q8 != Q8Packing::RowMajor || column_tiles; }
 };
 

@@ -288,7 +288,7 @@ TEST(Qwen3Loader, SafetensorsMatricesArePackedInTheHugePageCopyOnly) {
   // column tiles (load_model asks for them on AVX-512 machines); a mapping stays as the file has it.
   // Either way the same values.
   NINFER_REQUIRE_QWEN3_ASSETS();
-  const WeightPacking packing(Q8Packing::RowMajor, /*f16=*/true);
+  const WeightPacking packing(Q8Packing::RowMajor, /*columns=*/true);
   for (DType dtype : {DType::BF16, DType::F16}) {
     const std::string& dir = generated_tiny_model(dtype).dir;
     const auto mapped = qwen3::load_hf_weights(dir, Residency::Mapped, packing);

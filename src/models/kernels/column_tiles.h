@@ -1,6 +1,6 @@
-// F16 and BF16 matmuls over weights packed in column tiles (TensorView::column_tiles): a tile of 16 weight rows
-// holds each column's 16 values side by side, so one widened 512-bit vector of a column meets one
-// activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
+// F16 and BF16 matmuls over weights packed in column tiles (TensorView::column_tiles): a tile of 16
+// weight rows holds each column's 16 values side by side, so one widened 512-bit vector of a column
+// meets one activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
 // horizontal sums, no accumulators parked between spans, one sequential stream per tile. With up to 8
 // activation rows per pass, a column pair costs 2 loads and conversions for 16 FMAs.
 //

@@ -1,6 +1,6 @@
-// AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h): per tile of
-// 16 weight rows, passes of up to 8 activation rows, each with an even and an odd accumulator (16
-// registers), over the tile's columns in pairs.
+// AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h):
+// per tile of 16 weight rows, passes of up to 8 activation rows, each with an even and an odd
+// accumulator (16 registers), over the tile's columns in pairs.
 #include <algorithm>
 #include <cstdint>
 

@@ -56,7 +56,7 @@ constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows;
 
 const KernelTable kTable = [] {
   KernelTable t{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul, &pack_q8_offsets};
-  t.packing = WeightPacking(Q8Packing::Lanes, /*f16=*/true);
+  t.packing = WeightPacking(Q8Packing::Lanes, /*columns=*/true);
   t.pack_panel_rows = &pack_panel_rows;
   return t;
 }();
