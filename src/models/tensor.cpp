@@ -50,16 +50,34 @@ void q8_lane_block(const uint8_t* p, size_t rb, size_t r, size_t k, uint8_t* out
   const size_t m = r % kQ8LaneRows;
   std::memcpy(out, b + 2 * m, 2);
   for (int i = 0; i < kQ8BlockValues; ++i) {
-    out[2 + i] = b[kQ8LaneScaleBytes + kQ8LaneGroupBytes * (i / 4) + 4 * m + i % 4] ^ 0x80;
+    out[2 + i] = b[q8_lane_value_offset(static_cast<int64_t>(m), i)] ^ 0x80;
   }
 }
 
 // Where element i (row-major) of a 16-bit tensor lies, in elements: i itself, or in its column tile.
-size_t f16_column_index(const TensorView& t, size_t i) {
+size_t column_tile_index(const TensorView& t, size_t i) {
   if (!t.column_tiles) return i;
   const auto cols = static_cast<size_t>(t.cols());
   const size_t r = i / cols, c = i % cols;
   return r / kColumnTileRows * kColumnTileRows * cols + c * kColumnTileRows + r % kColumnTileRows;
+}
+
+// Whether t is a row-major matrix of `dtype` (one of `dtype2`) whose rows make whole tiles of tile_rows.
+bool row_major_tiles(const TensorView& t, DType dtype, DType dtype2, int64_t tile_rows) {
+  return (t.dtype == dtype || t.dtype == dtype2) && t.shape.size() == 2 && t.rows() > 0 && t.rows() % tile_rows == 0 &&
+         !t.q8_tiles && !t.q8_lanes && !t.column_tiles;
+}
+
+// Rewrites t's bytes in place a tile of tile_rows rows at a time: fn(the tile's bytes, a copy of them
+// as they were).
+template <class Fn>
+void rewrite_tiles(const TensorView& t, uint8_t* bytes, int64_t tile_rows, Fn&& fn) {
+  const size_t tile_bytes = row_bytes(t.dtype, t.cols()) * static_cast<size_t>(tile_rows);
+  std::vector<uint8_t> tile(tile_bytes);
+  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows() / tile_rows) * tile_bytes; p += tile_bytes) {
+    std::memcpy(tile.data(), p, tile_bytes);
+    fn(p, tile.data());
+  }
 }
 
 }  // namespace
@@ -77,7 +95,7 @@ float tensor_element(const TensorView& t, int64_t index) {
     case DType::F16:
     case DType::BF16: {
       uint16_t h;
-      std::memcpy(&h, p + 2 * f16_column_index(t, i), 2);
+      std::memcpy(&h, p + 2 * column_tile_index(t, i), 2);
       return t.dtype == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
     }
     case DType::Q8_0: {
@@ -117,72 +135,54 @@ const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& sc
   return scratch.data();
 }
 
-bool packs_q8_tiles(const TensorView& t) {
-  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8TileRows == 0 && !t.q8_tiles &&
-         !t.q8_lanes;
-}
+bool packs_q8_tiles(const TensorView& t) { return row_major_tiles(t, DType::Q8_0, DType::Q8_0, kQ8TileRows); }
 
 void pack_q8_tiles(TensorView& t, uint8_t* bytes) {
   if (!packs_q8_tiles(t)) throw std::invalid_argument("pack_q8_tiles: not a Q8_0 matrix of whole tiles: " + t.name);
   const size_t rb = row_bytes(DType::Q8_0, t.cols()), blocks = rb / kQ8BlockBytes;
-  const size_t tile_bytes = rb * kQ8TileRows;
-  std::vector<uint8_t> tile(tile_bytes);
-  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * rb; p += tile_bytes) {
-    std::memcpy(tile.data(), p, tile_bytes);
+  rewrite_tiles(t, bytes, kQ8TileRows, [&](uint8_t* p, const uint8_t* tile) {
     for (size_t k = 0; k < blocks; ++k)
       for (size_t m = 0; m < kQ8TileRows; ++m)
-        std::memcpy(p + q8_block_offset(true, rb, m, k), tile.data() + q8_block_offset(false, rb, m, k), kQ8BlockBytes);
-  }
+        std::memcpy(p + q8_block_offset(true, rb, m, k), tile + q8_block_offset(false, rb, m, k), kQ8BlockBytes);
+  });
   t.q8_tiles = true;
 }
 
-bool packs_q8_lanes(const TensorView& t) {
-  return t.dtype == DType::Q8_0 && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kQ8LaneRows == 0 && !t.q8_tiles &&
-         !t.q8_lanes;
-}
+bool packs_q8_lanes(const TensorView& t) { return row_major_tiles(t, DType::Q8_0, DType::Q8_0, kQ8LaneRows); }
 
 void pack_q8_lanes(TensorView& t, uint8_t* bytes) {
   if (!packs_q8_lanes(t)) throw std::invalid_argument("pack_q8_lanes: not a Q8_0 matrix of whole tiles: " + t.name);
   const size_t rb = row_bytes(DType::Q8_0, t.cols()), blocks = rb / kQ8BlockBytes;
-  const size_t tile_bytes = rb * kQ8LaneRows;
-  std::vector<uint8_t> tile(tile_bytes);
-  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * rb; p += tile_bytes) {
-    std::memcpy(tile.data(), p, tile_bytes);
+  rewrite_tiles(t, bytes, kQ8LaneRows, [&](uint8_t* p, const uint8_t* tile) {
     for (size_t k = 0; k < blocks; ++k) {
       uint8_t* out = p + k * kQ8LaneBlockBytes;
       for (size_t m = 0; m < kQ8LaneRows; ++m) {
-        const uint8_t* in = tile.data() + m * rb + k * kQ8BlockBytes;
+        const uint8_t* in = tile + m * rb + k * kQ8BlockBytes;
         std::memcpy(out + 2 * m, in, 2);
         for (int g = 0; g < kQ8BlockValues / 4; ++g) {  // a group's 4 bytes + 128 each
           uint32_t four;
           std::memcpy(&four, in + 2 + 4 * g, 4);
           four ^= 0x80808080u;
-          std::memcpy(out + kQ8LaneScaleBytes + kQ8LaneGroupBytes * g + 4 * m, &four, 4);
+          std::memcpy(out + q8_lane_value_offset(static_cast<int64_t>(m), 4 * g), &four, 4);
         }
       }
     }
-  }
+  });
   t.q8_lanes = true;
 }
 
-bool packs_column_tiles(const TensorView& t) {
-  return (t.dtype == DType::F16 || t.dtype == DType::BF16) && t.shape.size() == 2 && t.rows() > 0 && t.rows() % kColumnTileRows == 0 &&
-         !t.column_tiles;
-}
+bool packs_column_tiles(const TensorView& t) { return row_major_tiles(t, DType::F16, DType::BF16, kColumnTileRows); }
 
 void pack_column_tiles(TensorView& t, uint8_t* bytes) {
-  if (!packs_column_tiles(t)) throw std::invalid_argument("pack_column_tiles: not an F16 or BF16 matrix of whole tiles: " + t.name);
-  const auto cols = static_cast<size_t>(t.cols());
-  const size_t tile_values = kColumnTileRows * cols;
-  std::vector<uint16_t> tile(tile_values);
-  for (uint8_t* p = bytes; p < bytes + static_cast<size_t>(t.rows()) * cols * 2; p += tile_values * 2) {
-    std::memcpy(tile.data(), p, tile_values * 2);
-    uint16_t out[kColumnTileRows];
-    for (size_t c = 0; c < cols; ++c) {
-      for (size_t m = 0; m < kColumnTileRows; ++m) out[m] = tile[m * cols + c];
-      std::memcpy(p + c * sizeof(out), out, sizeof(out));
-    }
+  if (!packs_column_tiles(t)) {
+    throw std::invalid_argument("pack_column_tiles: not an F16 or BF16 matrix of whole tiles: " + t.name);
   }
+  const auto cols = static_cast<size_t>(t.cols());
+  rewrite_tiles(t, bytes, kColumnTileRows, [&](uint8_t* p, const uint8_t* tile) {
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t m = 0; m < kColumnTileRows; ++m) std::memcpy(p + 2 * (c * kColumnTileRows + m), tile + 2 * (m * cols + c), 2);
+    }
+  });
   t.column_tiles = true;
 }
 

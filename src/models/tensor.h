@@ -86,6 +86,10 @@ constexpr int64_t kQ8LaneRows = 16;
 constexpr int64_t kQ8LaneScaleBytes = 2 * kQ8LaneRows;
 constexpr int64_t kQ8LaneGroupBytes = 4 * kQ8LaneRows;
 constexpr int64_t kQ8LaneBlockBytes = kQ8LaneScaleBytes + 8 * kQ8LaneGroupBytes;
+// Where value i of row m's block lies in its lane block (as above).
+constexpr int64_t q8_lane_value_offset(int64_t m, int64_t i) {
+  return kQ8LaneScaleBytes + kQ8LaneGroupBytes * (i / 4) + 4 * m + i % 4;
+}
 // Whether pack_q8_lanes takes t: Q8_0, two dimensions, rows a multiple of kQ8LaneRows, not packed.
 bool packs_q8_lanes(const TensorView& t);
 // Packs t (packs_q8_lanes(t)) in place: `bytes` is t's data, writable. Sets t.q8_lanes.

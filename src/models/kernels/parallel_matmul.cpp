@@ -165,7 +165,7 @@ const float* pack_panel_rows(ThreadPool& pool, const KernelTable& kernels, const
   thread_local std::vector<float> buffer;
   const auto need = static_cast<size_t>(batch * cols) + 64 / sizeof(float);
   if (buffer.size() < need) buffer.resize(need);
-  float* out = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64 / sizeof(float);
+  float* out = line_aligned(buffer.data());
   over_groups(pool, batch * cols, KernelTable::panel_slices(batch),
               [&](int64_t s0, int64_t s1) { kernels.pack_panel_rows(x, ldx, batch, cols, s0, s1, out); });
   return out;

@@ -34,7 +34,7 @@ void q8_lanes_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, int64
         std::memcpy(&h, blk + 2 * m, 2);
         int32_t s = 0;
         for (int i = 0; i < kQ8BlockValues; ++i) {
-          const auto w = static_cast<int8_t>(blk[kQ8LaneScaleBytes + kQ8LaneGroupBytes * (i / 4) + 4 * m + i % 4] ^ 0x80);
+          const auto w = static_cast<int8_t>(blk[q8_lane_value_offset(m, i)] ^ 0x80);
           s += int32_t{w} * int32_t{x[k * kQ8BlockValues + i]};
         }
         const float d = f16_to_f32(h) * xd[k];

@@ -1,4 +1,4 @@
-// The loop that the matmuls over 16-row weight tiles (Q8_0 in lanes, F16 in column tiles) share:
+// The loop that the matmuls over 16-row weight tiles (Q8_0 in lanes, F16/BF16 in column tiles) share:
 // the batch in slices of kSlice activation rows (a prompt's; a decode batch is one slice), each
 // tile of the task's rows over every slice, and a slice's rows in passes of near-equal sizes of at
 // most kPass rows (9 rows: 5 and 4, not 8 and 1).

@@ -133,6 +133,10 @@ inline int64_t padded_stride(int64_t n) {
   return s % 256 == 0 ? s + 16 : s;
 }
 
+// The first 64-byte boundary at or after p (a buffer allocated 16 floats longer than it needs), so that
+// no vector load from it straddles two lines.
+inline float* line_aligned(float* p) { return p + (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64 / sizeof(float); }
+
 // Converts `n` stored values (one row, or a prefix of one; Q8_0 needs n % 32 == 0) to fp32.
 void convert_row(DType dtype, const void* src, int64_t n, float* dst);
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <span>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -160,20 +161,24 @@ std::shared_ptr<const tokenizer::Tokenizer> checked_tokenizer(std::shared_ptr<co
   return tok;
 }
 
-// Packs w's matrices that lie in map's copy (MappedFile::rewrite; a misaligned tensor's own copy stays
-// as it is). A tied output matrix is the embedding's view, set again by the caller.
-void pack_matrices(Qwen3Weights& w, const MappedFile& map, WeightPacking packing) {
+// Packs w's matrices that lie in the maps' copies (MappedFile::rewrite: a mapping of the file, or a
+// misaligned tensor's own copy, stays as it is); a tied output matrix is the embedding's view again.
+void pack_matrices(Qwen3Weights& w, std::span<const std::shared_ptr<const MappedFile>> maps, WeightPacking packing) {
+  if (!packing.any()) return;
   const std::vector<TensorView*> matrices = w.matrices();
-  map.rewrite([&](uint8_t* bytes) {
-    for (TensorView* t : matrices) {
-      const auto* data = static_cast<const uint8_t*>(t->data);
-      if (data < map.data() || data >= map.data() + map.size()) continue;
-      uint8_t* at = bytes + (data - map.data());
-      if (packing.q8 == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
-      if (packing.q8 == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
-      if (packing.column_tiles && packs_column_tiles(*t)) pack_column_tiles(*t, at);
-    }
-  });
+  for (const auto& map : maps) {
+    map->rewrite([&](uint8_t* bytes) {
+      for (TensorView* t : matrices) {
+        const auto* data = static_cast<const uint8_t*>(t->data);
+        if (data < map->data() || data >= map->data() + map->size()) continue;
+        uint8_t* at = bytes + (data - map->data());
+        if (packing.q8 == Q8Packing::Tiles && packs_q8_tiles(*t)) pack_q8_tiles(*t, at);
+        if (packing.q8 == Q8Packing::Lanes && packs_q8_lanes(*t)) pack_q8_lanes(*t, at);
+        if (packing.column_tiles && packs_column_tiles(*t)) pack_column_tiles(*t, at);
+      }
+    });
+  }
+  if (w.config.tie_word_embeddings) w.lm_head = w.embed;
 }
 
 }  // namespace
@@ -306,10 +311,7 @@ std::shared_ptr<const Qwen3Weights> load_hf_weights(const std::string& dir, Resi
       if (loc == dir + ":" + name) loc = path + ":" + name;
     throw ModelError(e.kind(), e.what(), loc);
   }
-  if (packing.any()) {
-    for (const auto& map : maps) pack_matrices(*w, *map, packing);
-    if (w->config.tie_word_embeddings) w->lm_head = w->embed;
-  }
+  pack_matrices(*w, maps, packing);
   return w;
 }
 
@@ -402,10 +404,7 @@ LoadedQwen3 load_gguf(const std::string& path, Residency residency, WeightPackin
   gguf::File file = gguf::parse(map->bytes(), path);
   file.storage.push_back(map);
   std::shared_ptr<Qwen3Weights> weights = gguf_weights(file);
-  if (packing.any()) {
-    pack_matrices(*weights, *map, packing);
-    if (weights->config.tie_word_embeddings) weights->lm_head = weights->embed;
-  }
+  pack_matrices(*weights, std::span(&map, 1), packing);
   LoadedQwen3 out;
   out.weights = std::move(weights);
   out.format = "gguf";

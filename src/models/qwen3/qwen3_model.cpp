@@ -335,8 +335,13 @@ void Qwen3Model::plan_attention() {
   const int rows_generated = attention_block_rows(weights_->config, kernels_->attention_queries);
   const int rows_prompt = attention_block_rows(weights_->config, kernels_->prompt_attention_queries);
   attention_blocks_.clear();
+  // Whether every slot's rows are one block: then no task's attention reads rows another task writes.
+  // A slot's items are consecutive (one row each, forward checks), so a block that starts where the
+  // item before is of its slot is that slot's second.
+  attention_prepares_rows_ = true;
   const int n = static_cast<int>(items_.size());
   for (int t = 0; t < n;) {
+    if (t > 0 && items_[t - 1].slot == items_[t].slot) attention_prepares_rows_ = false;
     const int max_rows = items_[t].prompt ? rows_prompt : rows_generated;
     int end = t + 1;
     while (end < n && end - t < max_rows && items_[end].slot == items_[t].slot &&
@@ -345,16 +350,6 @@ void Qwen3Model::plan_attention() {
     }
     attention_blocks_.push_back({t, end - t});
     t = end;
-  }
-  // Whether every slot's rows are one block: then no task's attention reads rows another task writes.
-  attention_prepares_rows_ = true;
-  for (size_t i = 0; i < attention_blocks_.size() && attention_prepares_rows_; ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (items_[attention_blocks_[j].first].slot == items_[attention_blocks_[i].first].slot) {
-        attention_prepares_rows_ = false;
-        break;
-      }
-    }
   }
   // Longest first (the pool hands tasks out in order), so that no thread starts a long block last.
   std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
