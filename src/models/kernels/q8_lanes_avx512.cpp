@@ -1,7 +1,8 @@
 // AVX-512 VNNI instance of the matmul over Q8_0 weights packed in lanes (q8_lanes.h): per tile of 16
-// weight rows and block, the 8 groups load once into registers and serve up to 8 activation rows, each
+// weight rows and block, each of the 8 groups loads once and serves up to 8 activation rows, each row
 // a chain of 8 vpdpbusd (a group of 4 activations broadcast from memory each) from its correction xc,
-// then one conversion, one scale product and one fused multiply-add into that row's 16 outputs.
+// the rows' chains interleaved; then per row one conversion, one scale product and one fused
+// multiply-add into its 16 outputs.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -56,22 +57,25 @@ NINFER_KERNEL_TARGET void lane_tile(const uint8_t* tile, int64_t blocks, const L
 #pragma GCC unroll 9
       for (int l = 0; l < 9; ++l) __builtin_prefetch(blk + kAheadBytes + 64 * l, 0, 3);
     }
-    __m512i w[8];
+    // Group by group across the rows: a row's 8 dependent vpdpbusd in a row leave the units waiting
+    // on each one's latency (q8_0 prefill, 512 tokens, 2 threads: 736-753 -> 783-786 tok/s).
+    __m512i s[NB];
 #pragma GCC unroll 8
-    for (int g = 0; g < 8; ++g) w[g] = _mm512_loadu_si512(blk + kQ8LaneScaleBytes + g * kQ8LaneGroupBytes);
+    for (int j = 0; j < NB; ++j) s[j] = _mm512_set1_epi32(x.c[j][k]);
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; ++g) {
+      const __m512i w = _mm512_loadu_si512(blk + kQ8LaneScaleBytes + g * kQ8LaneGroupBytes);
+#pragma GCC unroll 8
+      for (int j = 0; j < NB; ++j) {
+        int32_t four;
+        std::memcpy(&four, x.q[j] + k * kQ8BlockValues + 4 * g, 4);
+        s[j] = _mm512_dpbusd_epi32(s[j], w, _mm512_set1_epi32(four));
+      }
+    }
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; ++j) {
-      const int8_t* q = x.q[j] + k * kQ8BlockValues;
-      __m512i s = _mm512_set1_epi32(x.c[j][k]);
-#pragma GCC unroll 8
-      for (int g = 0; g < 8; ++g) {
-        int32_t four;
-        std::memcpy(&four, q + 4 * g, 4);
-        s = _mm512_dpbusd_epi32(s, w[g], _mm512_set1_epi32(four));
-      }
-      out[j] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(x.d[j][k])), _mm512_cvtepi32_ps(s), out[j]);
-    }
+    for (int j = 0; j < NB; ++j)
+      out[j] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(x.d[j][k])), _mm512_cvtepi32_ps(s[j]), out[j]);
   }
 #pragma GCC unroll 8
   for (int j = 0; j < NB; ++j) {
