@@ -183,37 +183,52 @@ nlohmann::ordered_json summarize_rounds(const std::vector<Round>& rounds, const 
   return j;
 }
 
-// One B: warm-up rounds, then unconstrained and constrained rounds interleaved.
-nlohmann::ordered_json run_batch(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a,
-                                 const std::optional<OutputConstraint>& c, bool default_schema) {
-  // Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies
-  // the grammar states these documents reach (both are kept by the compile cache for later
-  // requests); its cold figures are reported separately.
-  const Round cold_free = run_round(engine, prompt, a, std::nullopt, 0);
+// One B's rounds: a warm-up round per mode, then the timed ones.
+struct BatchRounds {
+  BenchArgs args;
+  Round cold_free;
   std::optional<Round> cold_constrained;
-  if (!a.unconstrained_only) cold_constrained = run_round(engine, prompt, a, c, 0);
+  std::vector<Round> free, constrained;
+};
 
-  std::vector<Round> free_rounds, constrained_rounds;
-  for (int r = 0; r < a.repeats; ++r) {  // interleaved, so drift hits both modes alike
-    free_rounds.push_back(run_round(engine, prompt, a, std::nullopt, a.seed + r));
-    if (!a.unconstrained_only) constrained_rounds.push_back(run_round(engine, prompt, a, c, a.seed + r));
-  }
+// Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies the
+// grammar states these documents reach (both are kept by the compile cache for later requests); its
+// cold figures are reported separately.
+BatchRounds warm_up(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a,
+                    const std::optional<OutputConstraint>& c) {
+  BatchRounds br{a, run_round(engine, prompt, a, std::nullopt, 0), std::nullopt, {}, {}};
+  if (!a.unconstrained_only) br.cold_constrained = run_round(engine, prompt, a, c, 0);
+  return br;
+}
+
+// Repeat r of one B: its unconstrained and constrained rounds back to back, so drift hits both
+// modes alike.
+void run_repeat(Engine& engine, const PreparedPrompt& prompt, BatchRounds& br, const std::optional<OutputConstraint>& c,
+                int r) {
+  const BenchArgs& a = br.args;
+  br.free.push_back(run_round(engine, prompt, a, std::nullopt, a.seed + r));
+  if (!a.unconstrained_only) br.constrained.push_back(run_round(engine, prompt, a, c, a.seed + r));
+}
+
+nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& br, const std::optional<OutputConstraint>& c,
+                                       bool default_schema) {
+  const BenchArgs& a = br.args;
   nlohmann::ordered_json out;
   out["model"] = engine.model_description();
   out["batch"] = a.batch;
   out["tokens_per_row"] = a.tokens;
   out["repeats"] = a.repeats;
-  out["unconstrained"] = summarize_rounds(free_rounds, a);
+  out["unconstrained"] = summarize_rounds(br.free, a);
   out["unconstrained"]["tokens_per_s_per_row"] = out["unconstrained"]["tokens_per_s"].get<double>() / a.batch;
   if (a.unconstrained_only) {
-    out["cold_round"] = {{"unconstrained", summarize_rounds({cold_free}, a)}};
+    out["cold_round"] = {{"unconstrained", summarize_rounds({br.cold_free}, a)}};
     return out;
   }
   out["constraint"] = constraint_kind_name(c->kind());
   out["default_schema"] = default_schema;
-  out["cold_round"] = {{"unconstrained", summarize_rounds({cold_free}, a)},
-                       {"constrained", summarize_rounds({*cold_constrained}, a)}};
-  out["constrained"] = summarize_rounds(constrained_rounds, a);
+  out["cold_round"] = {{"unconstrained", summarize_rounds({br.cold_free}, a)},
+                       {"constrained", summarize_rounds({*br.cold_constrained}, a)}};
+  out["constrained"] = summarize_rounds(br.constrained, a);
   out["constrained"]["tokens_per_s_per_row"] = out["constrained"]["tokens_per_s"].get<double>() / a.batch;
   const double base = out["unconstrained"]["ms_per_token"].get<double>();
   const double with = out["constrained"]["ms_per_token"].get<double>();
@@ -245,12 +260,19 @@ int run_bench(const BenchArgs& args) {
     const PreparedPrompt prompt = engine.prepare(in);
     if (static_cast<int>(prompt.tokens.size()) + args.tokens + 1 > eo.max_context)
       throw std::invalid_argument("--tokens too large for a 4096-position context");
-    std::vector<nlohmann::ordered_json> runs;
+    // Every B warms up first; then each repeat runs every B in turn, so that a host whose speed drifts
+    // (a shared machine's memory bandwidth moves by 20% within minutes) weighs on each B alike and
+    // the ratios between them compare the same phases.
+    std::vector<BatchRounds> batches;
     for (int b : args.batches) {
       BenchArgs a = args;
       a.batch = b;
-      runs.push_back(run_batch(engine, prompt, a, c, !has_flags));
+      batches.push_back(warm_up(engine, prompt, a, c));
     }
+    for (int r = 0; r < args.repeats; ++r)
+      for (BatchRounds& br : batches) run_repeat(engine, prompt, br, c, r);
+    std::vector<nlohmann::ordered_json> runs;
+    for (const BatchRounds& br : batches) runs.push_back(summarize_batch(engine, br, c, !has_flags));
     if (runs.size() == 1) {
       std::cout << runs[0].dump(2) << std::endl;
       return 0;
