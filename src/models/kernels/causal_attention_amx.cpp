@@ -297,11 +297,11 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
     // or value row pair converted and per tile product (a decode row's products would otherwise leave
     // memory idle while they run).
     const int64_t groups = (kcount + kCols - 1) / kCols, chunks_kv = (kcount + kPair - 1) / kPair;
-    prefetch.next = prefetch.end = 0;
+    prefetch.stop();
     if (t0 + T <= last) {
-      prefetch.k = reinterpret_cast<const char*>(kc + a.k_block_stride);
-      prefetch.v = reinterpret_cast<const char*>(vc + a.v_block_stride);
-      prefetch.end = prefetch.k_lines + std::min(T, last + 1 - (t0 + T)) * prefetch.v_lines;
+      prefetch.start(reinterpret_cast<const char*>(kc + a.k_block_stride),
+                     reinterpret_cast<const char*>(vc + a.v_block_stride),
+                     prefetch.k_lines + std::min(T, last + 1 - (t0 + T)) * prefetch.v_lines);
       const int64_t query_tiles = (nq - r_first * heads + kRows - 1) / kRows;
       const int64_t products = (groups + 1) / 2 * dim / kPair + dim / (2 * kCols) * chunks_kv;
       const int64_t steps = dim / 2 + chunks_kv * kRows + kQueryParts * query_tiles * products;
