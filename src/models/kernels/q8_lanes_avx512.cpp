@@ -57,8 +57,8 @@ NINFER_KERNEL_TARGET void lane_tile(const uint8_t* tile, int64_t blocks, const L
 #pragma GCC unroll 9
       for (int l = 0; l < 9; ++l) __builtin_prefetch(blk + kAheadBytes + 64 * l, 0, 3);
     }
-    // Group by group across the rows: a row's 8 dependent vpdpbusd in a row leave the units waiting
-    // on each one's latency (q8_0 prefill, 512 tokens, 2 threads: 736-753 -> 783-786 tok/s).
+    // Group by group across the rows: one row's 8 dependent vpdpbusd back to back leave the units
+    // waiting on each one's latency (q8_0 prefill, 512 tokens, 2 threads: 736-753 -> 783-786 tok/s).
     __m512i s[NB];
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) s[j] = _mm512_set1_epi32(x.c[j][k]);

@@ -487,11 +487,6 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       uint16_t* vc = kv_->values(it.slot, l) + kv_->value_index(it.pos, g * hd);
       for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
     };
-    if (!attention_prepares_rows_) {
-      each_row([&](int64_t t) {
-        for (int64_t g = 0; g < kv_heads; ++g) prepare_head(t, g);
-      });
-    }
     // Keys go transposed into their block (a column of kBlock-element rows). For a prefill, 16 head dims
     // at a time for every row, so that consecutive positions fill each line in turn: key by key, each
     // scattered its values over kvdim lines (~5% of a 512-token prefill).
@@ -501,6 +496,9 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
     };
     if (!attention_prepares_rows_) {
+      each_row([&](int64_t t) {
+        for (int64_t g = 0; g < kv_heads; ++g) prepare_head(t, g);
+      });
       in_ranges((kvdim + 15) / 16, [&](int64_t tile_begin, int64_t tile_end) {
         for (int64_t d0 = 16 * tile_begin; d0 < std::min(kvdim, 16 * tile_end); d0 += 16) {
           for (int64_t t = 0; t < n; ++t) write_keys(t, d0, std::min(kvdim, d0 + 16));
