@@ -355,6 +355,27 @@ void Qwen3Model::plan_attention() {
   std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
     return items_[a.first].pos + a.rows > items_[b.first].pos + b.rows;
   });
+  // The pool's tasks: a generated block's KV heads in turn, while every thread still gets at least 4
+  // tasks: a block's heads lie one after the other in the cache, and each call asks for the next
+  // head's first tile while it works on its last (B=8 q8_0 decode over 512 tokens, 2 threads: forward
+  // 48.5-49.7 -> 47.3-47.8 ms). A prompt block's heads are a task each: its tasks are long and
+  // unequal, and coarser ones left threads idle (a 2,048-token prefill 3% slower). Decided block by
+  // block, so that decoding rows keep their grouping beside a prompt chunk: when any prompt block
+  // made every task one head, 4 q8_0 decode rows at 1,000 positions with one prompt position at
+  // 1,000 took 50.4-52.4 ms a step instead of 42.6 (each task's first head starts cold).
+  const int kv_heads = weights_->config.num_kv_heads, threads = pool_->size();
+  const int blocks = static_cast<int>(attention_blocks_.size());
+  int prompt_blocks = 0;
+  for (const AttentionBlock& b : attention_blocks_) prompt_blocks += items_[b.first].prompt ? 1 : 0;
+  int heads_per_task = kv_heads;
+  auto tasks = [&](int per) { return prompt_blocks * kv_heads + (blocks - prompt_blocks) * (kv_heads / per); };
+  while (heads_per_task > 1 && tasks(heads_per_task) < 4 * threads)  // (halved: still divides)
+    heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
+  attention_tasks_.clear();
+  for (int b = 0; b < blocks; ++b) {
+    const int per = items_[attention_blocks_[b].first].prompt ? 1 : heads_per_task;
+    for (int g = 0; g < kv_heads; g += per) attention_tasks_.push_back({b, g, std::min(per, kv_heads - g)});
+  }
 }
 
 void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
@@ -387,21 +408,6 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   const int64_t attention_stride = kernels::causal_attention_scratch_floats(
       attention_block_rows(c, std::max(kernels_->attention_queries, kernels_->prompt_attention_queries)), group, hd);
   float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
-  // Decode steps' attention tasks take several KV heads of a block in turn when there are blocks
-  // enough to keep every thread busy (at least 4 tasks per thread): a block's heads lie one after the
-  // other in the cache, and each call asks for the next head's first tile while it works on its last
-  // (B=8 q8_0 decode over 512 tokens, 2 threads: forward 48.5-49.7 -> 47.3-47.8 ms). Prompt blocks
-  // keep a task per head: their tasks are long and unequal, and coarser ones left threads idle (a
-  // 2,048-token prefill 3% slower).
-  const int64_t blocks = static_cast<int64_t>(attention_blocks_.size());
-  bool prompt_blocks = false;
-  for (const AttentionBlock& b : attention_blocks_) prompt_blocks |= items_[b.first].prompt;
-  int64_t heads_per_task = prompt_blocks ? 1 : kv_heads;
-  while (heads_per_task > 1 && blocks * (kv_heads / heads_per_task) < 4 * threads)  // (halved: still divides)
-    heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
-  const int64_t head_tasks = kv_heads / heads_per_task;
-  const int64_t attention_tasks = blocks * head_tasks;
-
   // Row-wise work (norms, rotary, KV writes) goes over the pool for prefill chunks: on this thread
   // alone it kept the others waiting (with the matmuls on AMX, this function's own code was ~7% of a
   // 512-token prefill's profile on 2 threads), and for decode steps of 4 rows or more (B=8 q8_0
@@ -511,10 +517,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     // positions and KV head: the group of query heads sharing that KV head reads each K/V tile once.
     // Where every slot's rows are one block (decode and verification steps), no task reads rows that
     // another writes, and a task first prepares its own rows' heads: two pool jobs fewer a layer.
-    pool_->run(attention_tasks, [&](int64_t task, int worker) {
-      const AttentionBlock& b = attention_blocks_[task / head_tasks];
+    pool_->run(static_cast<int64_t>(attention_tasks_.size()), [&](int64_t task, int worker) {
+      const AttentionTask& at = attention_tasks_[static_cast<size_t>(task)];
+      const AttentionBlock& b = attention_blocks_[static_cast<size_t>(at.block)];
       const Item& it = items_[b.first];
-      const int64_t g0 = task % head_tasks * heads_per_task;
+      const int64_t g0 = at.first_head, heads_per_task = at.heads;
       if (attention_prepares_rows_) {
         for (int64_t g = g0; g < g0 + heads_per_task; ++g) {
           for (int64_t t = b.first; t < b.first + b.rows; ++t) {

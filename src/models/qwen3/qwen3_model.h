@@ -72,13 +72,18 @@ class Qwen3Model final : public LanguageModel {
     int first;
     int rows;
   };
+  struct AttentionTask {  // KV heads [first_head, first_head + heads) of attention_blocks_[block]
+    int block;
+    int first_head;
+    int heads;
+  };
   struct LayerNorms {
     std::vector<float> attn, ffn, q, k;
   };
 
   void check_slot(int slot, const char* what) const;
   void run_chunk(std::span<float> logits, int64_t& logits_row);
-  void plan_attention();  // items_ -> attention_blocks_
+  void plan_attention();  // items_ -> attention_blocks_, attention_tasks_
 
   std::shared_ptr<const Qwen3Weights> weights_;
   Qwen3ModelOptions options_;
@@ -94,6 +99,7 @@ class Qwen3Model final : public LanguageModel {
   std::vector<int> logit_items_;  // the items whose logits a chunk computes, in order
   std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, attention_scratch_;
   std::vector<AttentionBlock> attention_blocks_;
+  std::vector<AttentionTask> attention_tasks_;
   bool attention_prepares_rows_ = false;  // every slot's rows are one block (plan_attention)
   std::vector<uint8_t> embed_row_;  // a packed embedding's row (row_data)
   std::vector<char> slot_seen_;
