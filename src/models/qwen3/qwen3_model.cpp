@@ -355,27 +355,50 @@ void Qwen3Model::plan_attention() {
   std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
     return items_[a.first].pos + a.rows > items_[b.first].pos + b.rows;
   });
-  // The pool's tasks: a generated block's KV heads in turn, while every thread still gets at least 4
-  // tasks: a block's heads lie one after the other in the cache, and each call asks for the next
-  // head's first tile while it works on its last (B=8 q8_0 decode over 512 tokens, 2 threads: forward
-  // 48.5-49.7 -> 47.3-47.8 ms). A prompt block's heads are a task each: its tasks are long and
-  // unequal, and coarser ones left threads idle (a 2,048-token prefill 3% slower). Decided block by
-  // block, so that decoding rows keep their grouping beside a prompt chunk: when any prompt block
-  // made every task one head, 4 q8_0 decode rows at 1,000 positions with one prompt position at
-  // 1,000 took 50.4-52.4 ms a step instead of 42.6 (each task's first head starts cold).
+  // The pool's tasks. A prompt block's heads are a task each: its tasks are long and unequal, and
+  // coarser ones left threads idle (a 2,048-token prefill 3% slower). A generated block's KV heads
+  // go in turn, some per task: a block's heads lie one after the other in the cache, and each call
+  // asks for the next head's first tile while it works on its last, where a task's first head
+  // starts cold. How many per task is chosen for the step: the grouping whose tasks, largest first
+  // as the pool hands them out, finish soonest on the threads by the work estimate below. One row
+  // at 2,000 positions, 2 threads, q8_0: 2 tasks of 4 heads instead of 8 of one, 25.5 -> 21.4 ms a
+  // step (medians of 18 alternated runs in a noisier phase 24.9 -> 23.3); 4 rows at 2,000 as 4
+  // tasks instead of 8, 42.6-45.7 -> 40.4-41.7 ms. Uneven rows (one long, three short) keep the
+  // long one split, where a task per row would leave a thread idle.
   const int kv_heads = weights_->config.num_kv_heads, threads = pool_->size();
   const int blocks = static_cast<int>(attention_blocks_.size());
-  int prompt_blocks = 0;
-  for (const AttentionBlock& b : attention_blocks_) prompt_blocks += items_[b.first].prompt ? 1 : 0;
-  int heads_per_task = kv_heads;
-  auto tasks = [&](int per) { return prompt_blocks * kv_heads + (blocks - prompt_blocks) * (kv_heads / per); };
-  while (heads_per_task > 1 && tasks(heads_per_task) < 4 * threads)  // (halved: still divides)
-    heads_per_task = heads_per_task % 2 == 0 ? heads_per_task / 2 : 1;
-  attention_tasks_.clear();
-  for (int b = 0; b < blocks; ++b) {
-    const int per = items_[attention_blocks_[b].first].prompt ? 1 : heads_per_task;
-    for (int g = 0; g < kv_heads; g += per) attention_tasks_.push_back({b, g, std::min(per, kv_heads - g)});
+  bool generated_blocks = false;
+  for (const AttentionBlock& b : attention_blocks_) generated_blocks |= !items_[b.first].prompt;
+  // A task's work, in units of one query row's products with one key of one head (~5 ns here):
+  // reading a key and value of a head costs ~3 units, and a task's cold first tiles ~384.
+  auto work = [&](const AttentionTask& t) {
+    const AttentionBlock& b = attention_blocks_[static_cast<size_t>(t.block)];
+    return int64_t{t.heads} * (int64_t{items_[b.first].pos} + b.rows) * (3 + b.rows) + 384;
+  };
+  auto plan = [&](int per) {  // the tasks for `per` heads a generated task; returns their finish
+    attention_tasks_.clear();
+    for (int b = 0; b < blocks; ++b) {
+      const int p = items_[attention_blocks_[b].first].prompt ? 1 : per;
+      for (int g = 0; g < kv_heads; g += p) attention_tasks_.push_back({b, g, std::min(p, kv_heads - g)});
+    }
+    std::sort(attention_tasks_.begin(), attention_tasks_.end(), [&](const AttentionTask& x, const AttentionTask& y) {
+      const int64_t wx = work(x), wy = work(y);
+      return wx != wy ? wx > wy : x.block != y.block ? x.block < y.block : x.first_head < y.first_head;
+    });
+    thread_work_.assign(static_cast<size_t>(threads), 0);
+    for (const AttentionTask& t : attention_tasks_) *std::min_element(thread_work_.begin(), thread_work_.end()) += work(t);
+    return *std::max_element(thread_work_.begin(), thread_work_.end());
+  };
+  int best = 1;
+  if (generated_blocks) {
+    int64_t best_finish = -1;
+    for (int per = kv_heads;; per = per % 2 == 0 ? per / 2 : 1) {  // (halved: still divides)
+      const int64_t finish = plan(per);
+      if (best_finish < 0 || finish < best_finish) best_finish = finish, best = per;
+      if (per == 1) break;
+    }
   }
+  plan(best);
 }
 
 void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {

@@ -100,6 +100,7 @@ class Qwen3Model final : public LanguageModel {
   std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, cos_, sin_, attention_scratch_;
   std::vector<AttentionBlock> attention_blocks_;
   std::vector<AttentionTask> attention_tasks_;
+  std::vector<int64_t> thread_work_;  // plan_attention's estimate of each thread's share
   bool attention_prepares_rows_ = false;  // every slot's rows are one block (plan_attention)
   std::vector<uint8_t> embed_row_;  // a packed embedding's row (row_data)
   std::vector<char> slot_seen_;
