@@ -351,20 +351,17 @@ void Qwen3Model::plan_attention() {
     attention_blocks_.push_back({t, end - t});
     t = end;
   }
-  // Longest first (the pool hands tasks out in order), so that no thread starts a long block last.
-  std::sort(attention_blocks_.begin(), attention_blocks_.end(), [&](const AttentionBlock& a, const AttentionBlock& b) {
-    return items_[a.first].pos + a.rows > items_[b.first].pos + b.rows;
-  });
   // The pool's tasks. A prompt block's heads are a task each: its tasks are long and unequal, and
   // coarser ones left threads idle (a 2,048-token prefill 3% slower). A generated block's KV heads
   // go in turn, some per task: a block's heads lie one after the other in the cache, and each call
   // asks for the next head's first tile while it works on its last, where a task's first head
-  // starts cold. How many per task is chosen for the step: the grouping whose tasks, largest first
-  // as the pool hands them out, finish soonest on the threads by the work estimate below. One row
-  // at 2,000 positions, 2 threads, q8_0: 2 tasks of 4 heads instead of 8 of one, 25.5 -> 21.4 ms a
-  // step (medians of 18 alternated runs in a noisier phase 24.9 -> 23.3); 4 rows at 2,000 as 4
-  // tasks instead of 8, 42.6-45.7 -> 40.4-41.7 ms. Uneven rows (one long, three short) keep the
-  // long one split, where a task per row would leave a thread idle.
+  // starts cold. Tasks go largest first (the pool hands them out in order), so that no thread starts
+  // a long one last; how many heads per task is chosen for the step: the grouping whose tasks, in
+  // that order, finish soonest on the threads by the work estimate below. One row at 2,000
+  // positions, 2 threads, q8_0: 2 tasks of 4 heads instead of 8 of one, 25.5 -> 21.4 ms a step
+  // (medians of 18 alternated runs in a noisier phase 24.9 -> 23.3); 4 rows at 2,000 as 4 tasks
+  // instead of 8, 42.6-45.7 -> 40.4-41.7 ms. Uneven rows (one long, three short) keep the long one
+  // split, where a task per row would leave a thread idle.
   const int kv_heads = weights_->config.num_kv_heads, threads = pool_->size();
   const int blocks = static_cast<int>(attention_blocks_.size());
   bool generated_blocks = false;
