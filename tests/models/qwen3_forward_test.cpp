@@ -623,7 +623,7 @@ TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
     for (int64_t cols : {32, 64, 96, 35, 7, 200}) {
       if (dtype == DType::Q8_0 && cols % 32 != 0) continue;
-      for (int64_t rows : {1, 3, 4, 13, 70}) {
+      for (int64_t rows : {1, 3, 4, 13, 70, 208, 1000}) {
         std::vector<float> wv(static_cast<size_t>(rows * cols));
         for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.37 * static_cast<double>(i) + rows);
         const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
