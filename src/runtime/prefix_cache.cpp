@@ -12,7 +12,7 @@ struct PrefixCache::Block {
   Block* parent = nullptr;
   int children = 0;
   std::vector<int32_t> tokens;
-  std::vector<std::byte> kv;
+  std::unique_ptr<std::byte[]> kv;  // block_bytes_, written by read_kv (never zero-filled first)
   Lru::iterator lru;
 };
 
@@ -69,7 +69,7 @@ int PrefixCache::restore(std::span<const int32_t> tokens, int max_tokens, models
     ++stats_.misses;
     return 0;
   }
-  for (const Block* b : chain_) model.append_kv(slot, block_tokens_, b->kv);
+  for (const Block* b : chain_) model.append_kv(slot, block_tokens_, std::span<const std::byte>(b->kv.get(), block_bytes_));
   touch(chain_);
   ++stats_.hits;
   const int restored = static_cast<int>(chain_.size()) * block_tokens_;
@@ -98,8 +98,8 @@ void PrefixCache::store(std::span<const int32_t> tokens, models::LanguageModel& 
       b->key = key;
       b->parent = parent;
       b->tokens.assign(part.begin(), part.end());
-      b->kv.resize(block_bytes_);
-      model.read_kv(slot, static_cast<int>(begin), block_tokens_, b->kv);
+      b->kv.reset(new std::byte[block_bytes_]);
+      model.read_kv(slot, static_cast<int>(begin), block_tokens_, std::span<std::byte>(b->kv.get(), block_bytes_));
       lru_.push_front(b);
       b->lru = lru_.begin();
       if (parent) ++parent->children;

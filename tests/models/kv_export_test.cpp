@@ -40,7 +40,9 @@ TEST_P(KvExport, RestoredPrefixGivesBitIdenticalLogits) {
   o.prefill_chunk = 8;
   Qwen3Model m(w, o);
   const int vocab = m.vocab_size();
-  const auto prefix = some_tokens(37, vocab, 3), suffix = some_tokens(11, vocab, 5);
+  // 150 positions: the cache's 64-position blocks cut the copies' runs, at 64 and 128 (and below at
+  // the reads from 50 on).
+  const auto prefix = some_tokens(150, vocab, 3), suffix = some_tokens(11, vocab, 5);
   std::vector<int32_t> whole = prefix;
   whole.insert(whole.end(), suffix.begin(), suffix.end());
 
@@ -59,7 +61,7 @@ TEST_P(KvExport, RestoredPrefixGivesBitIdenticalLogits) {
 
   // In two blocks at other offsets, into a slot that was used before.
   m.truncate_slot(1, 0);
-  const int cut = 16;
+  const int cut = 50;
   std::vector<std::byte> first(cut * m.kv_bytes_per_position()), second((prefix.size() - cut) * m.kv_bytes_per_position());
   m.read_kv(2, 0, cut, first);
   m.read_kv(2, cut, static_cast<int>(prefix.size()) - cut, second);

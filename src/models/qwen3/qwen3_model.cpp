@@ -222,6 +222,49 @@ size_t Qwen3Model::kv_bytes_per_position() const {
   return 2 * static_cast<size_t>(weights_->config.num_layers) * static_cast<size_t>(kv_->kv_dim()) * sizeof(uint16_t);
 }
 
+// The bytes of read_kv and append_kv, per layer: the keys channel by channel ([kv_dim][count]), then
+// the values head by head ([kv_heads][count][head_dim]). Both follow the cache's own order (a
+// channel's keys of one block are consecutive, and so are a head's value rows), so a block moves in
+// runs of up to kBlock keys and kBlock value rows. Gathered position by position instead ("plain
+// positions"), keys a 2-byte element each, storing a 2,000-token prompt in the prefix cache was a
+// fifth of its time to first token.
+template <bool kRead>
+void Qwen3Model::copy_kv(int slot, int begin, int count, KvBytes<kRead> bytes) const {
+  const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim(), heads = kvdim / hd;
+  for (int l = 0; l < weights_->config.num_layers; ++l) {
+    uint16_t* keys = kv_->keys(slot, l);  // (a const member reaches the cache through kv_)
+    uint16_t* values = kv_->values(slot, l);
+    for (int64_t c = 0; c < kvdim; ++c) {
+      for (int64_t j = 0; j < count;) {
+        const int64_t pos = begin + j, run = std::min<int64_t>(count - j, KvCache::kBlock - pos % KvCache::kBlock);
+        uint16_t* cache = keys + kv_->key_index(pos, c);
+        const KvBytes<kRead> out = bytes + c * count + j;
+        if constexpr (kRead) {
+          std::memcpy(out, cache, static_cast<size_t>(run) * sizeof(uint16_t));
+        } else {
+          std::memcpy(cache, out, static_cast<size_t>(run) * sizeof(uint16_t));
+        }
+        j += run;
+      }
+    }
+    bytes += kvdim * count;
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t j = 0; j < count;) {
+        const int64_t pos = begin + j, run = std::min<int64_t>(count - j, KvCache::kBlock - pos % KvCache::kBlock);
+        uint16_t* cache = values + kv_->value_index(pos, h * hd);
+        const KvBytes<kRead> out = bytes + (h * count + j) * hd;
+        if constexpr (kRead) {
+          std::memcpy(out, cache, static_cast<size_t>(run * hd) * sizeof(uint16_t));
+        } else {
+          std::memcpy(cache, out, static_cast<size_t>(run * hd) * sizeof(uint16_t));
+        }
+        j += run;
+      }
+    }
+    bytes += kvdim * count;
+  }
+}
+
 void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> out) const {
   check_slot(slot, "read_kv");
   if (begin < 0 || count < 0 || begin + count > kv_->length(slot))
@@ -229,22 +272,7 @@ void Qwen3Model::read_kv(int slot, int begin, int count, std::span<std::byte> ou
                                 ") outside the slot's " + std::to_string(kv_->length(slot)));
   if (out.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("read_kv: output too small");
-  // Exported as rows ([layer]: keys [count][kv_dim], then values likewise), whatever the cache's own
-  // layout: prefix cache blocks then hold plain positions.
-  const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim();
-  const size_t run = static_cast<size_t>(count) * kvdim;
-  auto* p = reinterpret_cast<uint16_t*>(out.data());
-  for (int l = 0; l < weights_->config.num_layers; ++l) {
-    const uint16_t* keys = kv_->keys(slot, l);
-    const uint16_t* values = kv_->values(slot, l);
-    for (int64_t j = 0; j < count; ++j) {
-      for (int64_t i = 0; i < kvdim; ++i) p[j * kvdim + i] = keys[kv_->key_index(begin + j, i)];
-      for (int64_t i = 0; i < kvdim; i += hd) {
-        std::memcpy(p + run + j * kvdim + i, values + kv_->value_index(begin + j, i), hd * sizeof(uint16_t));
-      }
-    }
-    p += 2 * run;
-  }
+  copy_kv<true>(slot, begin, count, reinterpret_cast<uint16_t*>(out.data()));
 }
 
 void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
@@ -255,20 +283,7 @@ void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
   if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("append_kv: input too small");
   kv_->reserve(slot, begin + count);
-  const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim();
-  const size_t run = static_cast<size_t>(count) * kvdim;
-  const auto* p = reinterpret_cast<const uint16_t*>(in.data());
-  for (int l = 0; l < weights_->config.num_layers; ++l) {
-    uint16_t* keys = kv_->keys(slot, l);
-    uint16_t* values = kv_->values(slot, l);
-    for (int64_t j = 0; j < count; ++j) {
-      for (int64_t i = 0; i < kvdim; ++i) keys[kv_->key_index(begin + j, i)] = p[j * kvdim + i];
-      for (int64_t i = 0; i < kvdim; i += hd) {
-        std::memcpy(values + kv_->value_index(begin + j, i), p + run + j * kvdim + i, hd * sizeof(uint16_t));
-      }
-    }
-    p += 2 * run;
-  }
+  copy_kv<false>(slot, begin, count, reinterpret_cast<const uint16_t*>(in.data()));
   kv_->set_length(slot, begin + count);
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/kernels/simd_kernels.h"
@@ -82,6 +83,11 @@ class Qwen3Model final : public LanguageModel {
   };
 
   void check_slot(int slot, const char* what) const;
+  // read_kv's bytes (kRead) or append_kv's: positions [begin, begin + count) of a slot (copy_kv says how).
+  template <bool kRead>
+  using KvBytes = std::conditional_t<kRead, uint16_t*, const uint16_t*>;
+  template <bool kRead>
+  void copy_kv(int slot, int begin, int count, KvBytes<kRead> bytes) const;
   void run_chunk(std::span<float> logits, int64_t& logits_row);
   void plan_attention();  // items_ -> attention_blocks_, attention_tasks_
 
