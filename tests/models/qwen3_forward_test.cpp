@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -616,6 +617,42 @@ std::vector<double> q8_inputs(const std::vector<float>& x) {
 // The inputs the matmul of `dtype` weights multiplies: x itself, or x quantised for Q8_0.
 std::vector<double> matmul_inputs(DType dtype, const std::vector<float>& x) {
   return dtype == DType::Q8_0 ? q8_inputs(x) : std::vector<double>(x.begin(), x.end());
+}
+
+// The KV cache's stores: every ISA's f16_row gives f32_to_f16's bits (the oracle, itself checked
+// against the definition of binary16 in the dtype tests), strided as keys are and contiguous as
+// values are, over a sweep of fp32 bit patterns and the values where conversions go wrong: ties,
+// the overflow threshold, subnormal results, infinities and NaNs with payloads (which f32_to_f16
+// makes one canonical NaN, where the hardware would keep the payload).
+TEST(Qwen3Kernels, F16RowsGiveTheScalarConversionsBits) {
+  std::vector<float> x;
+  for (uint64_t b = 0; b <= 0xffffffffull; b += 4099) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(b)));
+  for (uint32_t b : {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u,
+                     0x7fbfffffu, 0x477fe000u, 0x477fefffu, 0x477ff000u, 0xc77ff000u, 0x38800000u, 0x387fffffu,
+                     0x33000000u, 0x33000001u, 0xb3000000u, 0x337fffffu, 0x3f801000u, 0x3f803000u, 0x3f800fffu})
+    x.push_back(std::bit_cast<float>(b));
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+    if (!kernels::isa_supported(isa)) continue;
+    const auto f16_row = kernels::kernel_table(isa).f16_row;
+    ASSERT_NE(f16_row, nullptr) << kernels::isa_name(isa);
+    for (int64_t stride : {1, 64}) {
+      std::vector<uint16_t> out(x.size() * static_cast<size_t>(stride), 0xabcd);
+      // Rows of 37 (not a multiple of any vector width), then the rest in one.
+      int64_t i = 0;
+      for (; i + 37 <= static_cast<int64_t>(x.size()) / 2; i += 37) f16_row(x.data() + i, 37, out.data() + i * stride, stride);
+      f16_row(x.data() + i, static_cast<int64_t>(x.size()) - i, out.data() + i * stride, stride);
+      size_t wrong = 0;
+      for (size_t j = 0; j < x.size(); ++j) {
+        if (out[j * static_cast<size_t>(stride)] != f32_to_f16(x[j]) && wrong++ < 5)
+          ADD_FAILURE() << kernels::isa_name(isa) << " stride " << stride << ": 0x" << std::hex
+                        << std::bit_cast<uint32_t>(x[j]) << " -> 0x" << out[j * static_cast<size_t>(stride)] << ", want 0x"
+                        << f32_to_f16(x[j]);
+        // Between the strided elements, nothing is written.
+        for (int64_t g = 1; g < stride && j + 1 < x.size(); ++g) ASSERT_EQ(out[j * static_cast<size_t>(stride) + static_cast<size_t>(g)], 0xabcd);
+      }
+      EXPECT_EQ(wrong, 0u) << kernels::isa_name(isa) << " stride " << stride;
+    }
+  }
 }
 
 TEST(Qwen3Kernels, MatmulMatchesDoubleForEveryShapeDtypeAndIsa) {

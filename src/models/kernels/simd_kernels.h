@@ -120,6 +120,8 @@ struct KernelTable {
   // Query vectors (positions x GQA group) per attention call: what one K/V tile is read for.
   int attention_queries = 64;
   int prompt_attention_queries = 64;  // AMX: each tile's bf16 split serves 256
+  // Stores fp32 as the KV cache's f16: out[i * stride] = f32_to_f16(x[i]) for i < n (f16_rows.h).
+  void (*f16_row)(const float* x, int64_t n, uint16_t* out, int64_t stride) = nullptr;
 };
 
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)

@@ -22,6 +22,7 @@
 #include "models/kernels/q8_block_dot.h"
 #include "models/kernels/column_tiles.h"
 #include "models/kernels/q8_lanes.h"
+#include "models/kernels/f16_rows.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512vnni,avx2,fma,f16c")))
@@ -58,6 +59,7 @@ const KernelTable kTable = [] {
   KernelTable t{Isa::Avx512, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul, &pack_q8_offsets};
   t.packing = WeightPacking(Q8Packing::Lanes, /*columns=*/true);
   t.pack_panel_rows = &pack_panel_rows;
+  t.f16_row = &f16_row;
   return t;
 }();
 

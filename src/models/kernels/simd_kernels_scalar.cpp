@@ -11,6 +11,7 @@
 #include "models/kernels/q8_block_dot.h"
 #include "models/kernels/column_tiles.h"
 #include "models/kernels/q8_lanes.h"
+#include "models/kernels/f16_rows.h"
 #include "models/kernels/simd_kernels.h"
 
 #define NINFER_KERNEL_TARGET
@@ -46,6 +47,10 @@ constexpr auto kQ8LanesMatmulRows = &q8_lanes_matmul_rows_portable;
 
 #include "models/kernels/simd_kernels_body.inc"
 
-const KernelTable kTable{Isa::Scalar, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul};
+const KernelTable kTable = [] {
+  KernelTable t{Isa::Scalar, &matmul_rows, &dot, &quantize_q8, &causal_attention, &silu_mul};
+  t.f16_row = &f16_row_portable;
+  return t;
+}();
 
 }  // namespace ninfer::models::kernels::scalar

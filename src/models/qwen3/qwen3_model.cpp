@@ -525,8 +525,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       rms_norm(kh, nw.k.data(), hd, eps, kh);
       rope(kh, ct, st, half);
       // Values go into the cache as a row per head (keys below).
-      uint16_t* vc = kv_->values(it.slot, l) + kv_->value_index(it.pos, g * hd);
-      for (int64_t i = 0; i < hd; ++i) vc[i] = f32_to_f16(v[t * skv + g * hd + i]);
+      kernels_->f16_row(v + t * skv + g * hd, hd, kv_->values(it.slot, l) + kv_->value_index(it.pos, g * hd), 1);
     };
     // Keys go transposed into their block (a column of kBlock-element rows). For a prefill, 16 head dims
     // at a time for every row, so that consecutive positions fill each line in turn: key by key, each
@@ -534,7 +533,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     auto write_keys = [&](int64_t t, int64_t d0, int64_t d1) {
       const Item& it = items_[t];
       uint16_t* kc = kv_->keys(it.slot, l) + kv_->key_index(it.pos, 0);
-      for (int64_t i = d0; i < d1; ++i) kc[i * KvCache::kBlock] = f32_to_f16(k[t * skv + i]);
+      kernels_->f16_row(k + t * skv + d0, d1 - d0, kc + d0 * KvCache::kBlock, KvCache::kBlock);
     };
     if (!attention_prepares_rows_) {
       each_row([&](int64_t t) {
