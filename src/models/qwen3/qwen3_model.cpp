@@ -232,36 +232,27 @@ size_t Qwen3Model::kv_bytes_per_position() const {
 template <bool kRead>
 void Qwen3Model::copy_kv(int slot, int begin, int count, KvBytes<kRead> bytes) const {
   const int64_t kvdim = kv_->kv_dim(), hd = kv_->head_dim(), heads = kvdim / hd;
+  // Positions [begin, begin + count) of one cache run (a key channel: width 1; a head's value rows:
+  // width hd) against `count * width` bytes' elements at `out`, a block's part at a time.
+  auto runs = [&](auto&& at, KvBytes<kRead> out, int64_t width) {
+    for (int64_t j = 0; j < count;) {
+      const int64_t pos = begin + j, run = std::min<int64_t>(count - j, KvCache::kBlock - pos % KvCache::kBlock);
+      const size_t n = static_cast<size_t>(run * width) * sizeof(uint16_t);
+      if constexpr (kRead) {
+        std::memcpy(out + j * width, at(pos), n);
+      } else {
+        std::memcpy(at(pos), out + j * width, n);
+      }
+      j += run;
+    }
+  };
   for (int l = 0; l < weights_->config.num_layers; ++l) {
     uint16_t* keys = kv_->keys(slot, l);  // (a const member reaches the cache through kv_)
     uint16_t* values = kv_->values(slot, l);
-    for (int64_t c = 0; c < kvdim; ++c) {
-      for (int64_t j = 0; j < count;) {
-        const int64_t pos = begin + j, run = std::min<int64_t>(count - j, KvCache::kBlock - pos % KvCache::kBlock);
-        uint16_t* cache = keys + kv_->key_index(pos, c);
-        const KvBytes<kRead> out = bytes + c * count + j;
-        if constexpr (kRead) {
-          std::memcpy(out, cache, static_cast<size_t>(run) * sizeof(uint16_t));
-        } else {
-          std::memcpy(cache, out, static_cast<size_t>(run) * sizeof(uint16_t));
-        }
-        j += run;
-      }
-    }
+    for (int64_t c = 0; c < kvdim; ++c) runs([&](int64_t pos) { return keys + kv_->key_index(pos, c); }, bytes + c * count, 1);
     bytes += kvdim * count;
-    for (int64_t h = 0; h < heads; ++h) {
-      for (int64_t j = 0; j < count;) {
-        const int64_t pos = begin + j, run = std::min<int64_t>(count - j, KvCache::kBlock - pos % KvCache::kBlock);
-        uint16_t* cache = values + kv_->value_index(pos, h * hd);
-        const KvBytes<kRead> out = bytes + (h * count + j) * hd;
-        if constexpr (kRead) {
-          std::memcpy(out, cache, static_cast<size_t>(run * hd) * sizeof(uint16_t));
-        } else {
-          std::memcpy(cache, out, static_cast<size_t>(run * hd) * sizeof(uint16_t));
-        }
-        j += run;
-      }
-    }
+    for (int64_t h = 0; h < heads; ++h)
+      runs([&](int64_t pos) { return values + kv_->value_index(pos, h * hd); }, bytes + h * count * hd, hd);
     bytes += kvdim * count;
   }
 }
@@ -411,7 +402,7 @@ void Qwen3Model::plan_attention() {
       if (per == 1) break;
     }
   }
-  plan(best);
+  if (!generated_blocks || best != 1) plan(best);  // (the search ends on the plan of 1)
 }
 
 void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
