@@ -1,15 +1,17 @@
 // Per-slot key/value cache of a decoder: f16 (IEEE binary16 bits, as llama.cpp keeps it by default:
 // half the bytes that attention reads per position at long context, where they cost as much as the
-// weights), one array per layer for keys and one for values, both in blocks of kBlock positions and,
-// within a block, by KV head, so one head's keys and values of a block are each one contiguous run
-// (16 KiB at Qwen3's 128 dims) that the hardware prefetchers stream:
-//   keys   [position / kBlock][head][head dim][position % kBlock]: transposed, so attention scores
-//          a key per vector lane, with no sums across lanes;
-//   values [position / kBlock][head][position % kBlock][head dim]: rows, for P.V.
+// weights), in blocks of kBlock positions that hold every layer's keys and values, and within a
+// layer's part of a block one run per KV head, so one head's keys and values of a block are each
+// one contiguous run (16 KiB at Qwen3's 128 dims) that the hardware prefetchers stream:
+//   keys   [position / kBlock][layer][head][head dim][position % kBlock]: transposed, so attention
+//          scores a key per vector lane, with no sums across lanes;
+//   values [position / kBlock][layer][head][position % kBlock][head dim]: rows, for P.V.
 // Each slot reserves address space for max_context positions when first used, and memory is
-// committed page by page as positions are written (ReservedMemory): a server with many slots and a
-// long max_context only pays for the positions its sequences actually reach, and a slot never moves
-// as it grows, so no step ever waits for a copy of a slot's cache.
+// committed as positions are written (ReservedMemory): a server with many slots and a long
+// max_context only pays for the positions its sequences actually reach, and a slot never moves as it
+// grows, so no step ever waits for a copy of a slot's cache. Blocks hold every layer so that the
+// positions a slot reaches are one contiguous range of memory, which reserve() commits a block ahead
+// of the writes, a step's worth at a time (see there).
 #pragma once
 
 #include <cstddef>
@@ -39,14 +41,14 @@ class KvCache {
   // Where (position, channel) sits in a layer's keys and values; block_stride() elements between
   // blocks. A head's values of one position are head_dim contiguous elements.
   size_t key_index(int64_t position, int64_t channel) const {
-    return static_cast<size_t>((position / kBlock * kv_dim_ + channel) * kBlock + position % kBlock);
+    return static_cast<size_t>(position / kBlock * block_stride() + channel * kBlock + position % kBlock);
   }
   size_t value_index(int64_t position, int64_t channel) const {
     const int64_t head = channel / head_dim_;
-    return static_cast<size_t>(position / kBlock * kv_dim_ * kBlock + (head * kBlock + position % kBlock) * head_dim_ +
+    return static_cast<size_t>(position / kBlock * block_stride() + (head * kBlock + position % kBlock) * head_dim_ +
                                channel % head_dim_);
   }
-  int64_t block_stride() const { return int64_t{kv_dim_} * kBlock; }
+  int64_t block_stride() const { return int64_t{2} * layers_ * part_elements(); }
 
   // Makes room for positions [0, positions) of a slot; positions <= max_context (std::length_error
   // past it). Never moves what the slot holds.
@@ -58,24 +60,26 @@ class KvCache {
   const uint16_t* keys(int slot, int layer) const { return layer_base(slot, layer, 0); }
   const uint16_t* values(int slot, int layer) const { return layer_base(slot, layer, 1); }
 
-  size_t bytes() const;  // the positions made room for, in all slots: the most memory they commit
+  // The positions made room for, in all slots (each commits up to a block and a huge page more).
+  size_t bytes() const;
 
  private:
   struct Slot {
     int length = 0;
     int capacity = 0;        // positions, a multiple of kBlock
-    ReservedMemory storage;  // [layer][keys, values][layer_elements_]
+    size_t populated = 0;    // bytes of storage committed, one block past capacity
+    ReservedMemory storage;  // [block][layer][keys, values][part_elements()]
   };
   static int whole_blocks(int positions) { return (positions + kBlock - 1) / kBlock * kBlock; }
+  int64_t part_elements() const { return int64_t{kv_dim_} * kBlock; }  // a layer's keys (or values) of a block
   uint16_t* layer_base(int slot, int layer, int part) const {
     auto* base = static_cast<uint16_t*>(slots_[slot].storage.data());
-    return base ? base + (size_t(2) * static_cast<size_t>(layer) + static_cast<size_t>(part)) * layer_elements_ : nullptr;
+    return base ? base + (int64_t{2} * layer + part) * part_elements() : nullptr;
   }
   int layers_;
   int kv_dim_;
   int head_dim_;
   int max_context_;
-  size_t layer_elements_;  // max_context rounded up to whole blocks, times kv_dim
   std::vector<Slot> slots_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 
 namespace ninfer::models {
@@ -39,6 +40,34 @@ TEST(KvCache, ASlotGrowsInPlaceAndKeepsItsPositions) {
   kv.reserve(1, 1);
   EXPECT_EQ(kv.keys(1, 2)[kv.key_index(0, 0)], 0);
   EXPECT_THROW(kv.reserve(1, 1001), std::length_error);
+}
+
+// Every layer's keys and values of every position have an element of their own, and the positions
+// [0, n) of a slot are the first whole blocks of its memory, whatever the layer: a slot commits one
+// contiguous range as it grows.
+TEST(KvCache, EveryElementHasItsOwnPlaceAndBlocksFillTheSlotInOrder) {
+  const int layers = 3, kv_heads = 2, head_dim = 8, max_context = 3 * KvCache::kBlock + 5;
+  KvCache kv(layers, kv_heads, head_dim, /*slots=*/1, max_context);
+  kv.reserve(0, max_context);
+  const uint16_t* base = kv.keys(0, 0);
+  const int64_t per_block = int64_t{2} * layers * kv.kv_dim() * KvCache::kBlock;
+  EXPECT_EQ(kv.block_stride(), per_block);
+  std::set<int64_t> seen;
+  for (int l = 0; l < layers; ++l)
+    for (int p = 0; p < max_context; ++p)
+      for (int c = 0; c < kv.kv_dim(); ++c) {
+        const int64_t k = kv.keys(0, l) + kv.key_index(p, c) - base;
+        const int64_t v = kv.values(0, l) + kv.value_index(p, c) - base;
+        ASSERT_TRUE(seen.insert(k).second) << "layer " << l << " position " << p << " channel " << c;
+        ASSERT_TRUE(seen.insert(v).second) << "layer " << l << " position " << p << " channel " << c;
+        for (int64_t e : {k, v}) {  // inside its block, and the block is its position's
+          ASSERT_GE(e, p / KvCache::kBlock * per_block);
+          ASSERT_LT(e, (p / KvCache::kBlock + 1) * per_block);
+        }
+      }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), int64_t{2} * layers * max_context * kv.kv_dim());
+  EXPECT_EQ(*seen.begin(), 0);
+  EXPECT_LT(*seen.rbegin(), 4 * per_block);  // max_context in 4 blocks
 }
 
 }  // namespace
