@@ -50,6 +50,7 @@ class PrefixCache {
   void store(std::span<const int32_t> tokens, models::LanguageModel& model, int slot);
 
   const PrefixCacheStats& stats() const { return stats_; }
+  int block_tokens() const { return block_tokens_; }
 
  private:
   struct Block;

@@ -80,6 +80,7 @@ class FakeModel final : public models::LanguageModel {
     if (begin < 0 || count < 0 || size_t(begin + count) > s.size() || out.size() < size_t(count) * 4)
       throw std::invalid_argument("read_kv out of range");
     std::memcpy(out.data(), s.data() + begin, size_t(count) * 4);
+    if (record_kv_reads) kv_reads.push_back({slot, begin, count, static_cast<int>(s.size())});
   }
   void append_kv(int slot, int count, std::span<const std::byte> in) override {
     auto& s = slots_.at(slot);
@@ -95,6 +96,11 @@ class FakeModel final : public models::LanguageModel {
   float nan_at_position = -1;
   int forward_calls = 0;
   bool exports_kv = false;
+  struct KvRead {
+    int slot, begin, count, slot_length;  // slot_length: the positions the slot held then
+  };
+  bool record_kv_reads = false;
+  mutable std::vector<KvRead> kv_reads;
   // A forward pass that takes time in proportion to its positions (for chunk sizing by cost), and a
   // fixed time per forward (a memory-bound pass that reads its weights once whatever its positions).
   std::chrono::microseconds delay_per_position{0};

@@ -237,6 +237,34 @@ TEST(ChunkedPrefill, ALongPromptEntersInChunksBesideTheDecodingRows) {
   EXPECT_EQ(s.prompt_tokens_computed, 3u + 61u);
 }
 
+// A prompt that enters in chunks gives each block to the prefix cache in the step that completes
+// it, so the copies of a long prompt are spread over its steps instead of all stalling the one that
+// ends it (where the running rows wait for them).
+TEST(ChunkedPrefill, EachChunkGivesTheBlocksItCompletesToThePrefixCache) {
+  auto model = kv_model();
+  model->record_kv_reads = true;
+  EngineOptions o = chunking_options(4, 64);
+  o.prefix_cache_bytes = size_t(1) << 20;
+  EngineImpl e(model, o);
+  RequestHandle a = e.submit(token_prompt(tokens(3, 10)), sampled(1, 200));
+  ASSERT_TRUE(a.next());  // A is decoding: B's prompt enters 4 positions a step
+  const auto long_prompt = tokens(61, 400);
+  const GenerationResult rb = e.submit(token_prompt(long_prompt), sampled(2, 8)).wait();
+  ASSERT_EQ(rb.finish_reason, FinishReason::Length) << rb.error_message;
+  a.cancel();
+  a.wait();
+  std::vector<std::pair<int, int>> reads;  // (first position, the slot's length then)
+  for (const FakeModel::KvRead& r : model->kv_reads) {
+    EXPECT_EQ(r.count, 16);
+    reads.push_back({r.begin, r.slot_length});
+  }
+  // A's 3-token prompt completes no block; B's 3 whole blocks, each read once, as soon as written.
+  EXPECT_EQ(reads, (std::vector<std::pair<int, int>>{{0, 16}, {16, 32}, {32, 48}}));
+  EXPECT_EQ(e.stats().prefix_cache_blocks, 3u);
+  // A later request with the same prompt restores them.
+  EXPECT_EQ(e.submit(token_prompt(long_prompt), sampled(2, 8)).wait().usage.cached_tokens, 48);
+}
+
 TEST(ChunkedPrefill, EveryStepWithAPromptChunkAlsoDecodesTheRunningRows) {
   auto model = kv_model();
   model->record_forwards = true;
