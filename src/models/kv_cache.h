@@ -67,7 +67,7 @@ class KvCache {
   struct Slot {
     int length = 0;
     int capacity = 0;        // positions, a multiple of kBlock
-    size_t populated = 0;    // bytes of storage committed, one block past capacity
+    size_t populated = 0;    // bytes of storage committed, ahead of capacity (reserve())
     ReservedMemory storage;  // [block][layer][keys, values][part_elements()]
   };
   static int whole_blocks(int positions) { return (positions + kBlock - 1) / kBlock * kBlock; }

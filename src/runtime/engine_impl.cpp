@@ -688,17 +688,14 @@ void EngineImpl::step() {
   program_->commit(accepted);
 
   // Prompts are in their slots now, whatever their first token turns out to be: chunks advance,
-  // and completed prompts give their whole blocks to the prefix cache, after their first token is
-  // out (copying a 2,000-token prompt's blocks took ~0.5 s of its first token's time) and before
-  // finish() releases their slot.
+  // and prompts give their whole blocks to the prefix cache (a completed one after its first token
+  // is out, where the copy of a 2,000-token prompt took ~0.5 s of that token's time, and before
+  // finish() releases its slot).
   uint64_t prompt_tokens = 0, chunks = 0, sampled = 0;
   DraftCounts step_drafts;
-  std::vector<bool> store(rows.size(), false);
   bool stored = false;
-  auto store_prompt = [&](size_t i) {
-    if (!store[i]) return;
-    store[i] = false;
-    prefix_cache_->store(rows[i]->prompt, *model_, rows[i]->slot);
+  auto store_blocks = [&](const Request& r, size_t tokens) {  // of r's first `tokens` prompt tokens
+    prefix_cache_->store(std::span<const int32_t>(r.prompt).first(tokens), *model_, r.slot);
     stored = true;
   };
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -735,14 +732,10 @@ void EngineImpl::step() {
       // until its first token is out (in a fresh process, copying a 2,000-token prompt's blocks
       // chunk by chunk took its first token from 3.7-3.8 to 5.1-5.2 s).
       const size_t bt = prefix_cache_ && decoding > 0 ? static_cast<size_t>(prefix_cache_->block_tokens()) : 0;
-      if (bt > 0 && r.prompt_done / bt > done_before / bt) {
-        prefix_cache_->store(std::span<const int32_t>(r.prompt).first(r.prompt_done), *model_, r.slot);
-        stored = true;
-      }
+      if (bt > 0 && r.prompt_done / bt > done_before / bt) store_blocks(r, r.prompt_done);
       continue;
     }
     ++sampled;
-    store[i] = prefix_cache_ != nullptr;
   }
   learn_step_costs(forward_s, decoding, prompt_tokens, static_cast<uint64_t>(drafted));
   {
@@ -768,7 +761,8 @@ void EngineImpl::step() {
     std::unique_ptr<Request>& owner = active_[index[i]];
     const runtime::RowResult& rr = pending.rows[i];
     if (rr.kind == runtime::RowResultKind::PromptChunk) continue;
-    if (rr.kind != runtime::RowResultKind::Produced) store_prompt(i);
+    const bool prompt_completed = prefix_cache_ && batch[i].prompt;  // (a prompt row here sampled)
+    if (prompt_completed && rr.kind != runtime::RowResultKind::Produced) store_blocks(r, r.prompt.size());
     if (rr.kind == runtime::RowResultKind::ConstraintDeadEnd) {
       finish(owner, FinishReason::Error, RequestErrorKind::ConstraintDeadEnd,
              "generation reached a grammar state with no legal token: " + r.session->explain_dead_end());
@@ -789,7 +783,7 @@ void EngineImpl::step() {
     ev.text = r.stops.push(r.session->take_published());
     r.text += ev.text;
     if (!ev.tokens.empty()) r.state->publish(std::move(ev));
-    store_prompt(i);
+    if (prompt_completed) store_blocks(r, r.prompt.size());
     if (outcomes[i].eos || r.stops.stopped()) {
       finish(owner, FinishReason::Stop);
     } else if (static_cast<int>(r.generated.size()) >= r.options.max_tokens ||
