@@ -1,8 +1,16 @@
-// AVX-512 VNNI instance of the matmul over Q8_0 weights packed in lanes (q8_lanes.h): per tile of 16
-// weight rows and block, each of the 8 groups loads once and serves up to 8 activation rows, each row
-// a chain of 8 vpdpbusd (a group of 4 activations broadcast from memory each) from its correction xc,
-// the rows' chains interleaved; then per row one conversion, one scale product and one fused
-// multiply-add into its 16 outputs.
+// AVX-512 VNNI instance of the matmul over Q8_0 weights packed in lanes (q8_lanes.h): per group of 1
+// or 2 tiles of 16 weight rows and block, each of the 8 groups of values loads once per tile and
+// serves up to 8 / tiles activation rows, and each row's 4 activations for it are broadcast once and
+// serve every tile; each (tile, row) is a chain of 8 vpdpbusd from its correction xc, the chains
+// interleaved; then per (tile, row) one conversion, one scale product and one fused multiply-add into
+// its 16 outputs.
+//
+// Pairs of tiles for prompts: on Zen 5 the vector loads (broadcasts included) issue at 2 per cycle,
+// and vpdpbusd, vmulps and vfmadd share 2 pipes. One tile and 8 rows per block take 89 loads for 64
+// vpdpbusd and 16 products (~50 cycles, load-bound); two tiles and 4 rows take 58 loads for the same
+// work (~44 cycles, near the 40 the pipes allow). A decode batch of up to 8 rows keeps lone tiles:
+// one pass over the weights, whose loads from memory then overlap the arithmetic throughout; a
+// second pass over a pair (from cache) left memory idle for half the step (B=8: 18.8 -> 21.8 ms).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -24,64 +32,94 @@ namespace ninfer::models::kernels::avx512 {
 
 namespace {
 
-// Activation rows per pass over a tile's blocks: 8 int32 and 8 fp32 accumulators beside the 8 groups.
-constexpr int kLaneBatch = 8;
+// (tile, activation row) pairs per pass: 8 int32 and 8 fp32 accumulators beside the groups' loads.
+constexpr int kLaneAccumulators = 8;
 // Activation rows per slice of a prompt: their blocks (64 x 3,072 bytes at most for Qwen3 0.6b's down
 // projection) stay in L2 while the task's tiles pass over them, and the tiles' in L1 or L2 while
 // the slice's rows pass over each.
 constexpr int64_t kLaneSlice = 64;
 
 struct LaneRows {
-  const int8_t* q[kLaneBatch];
-  const float* d[kLaneBatch];
-  const int32_t* c[kLaneBatch];
-  float* y[kLaneBatch];
+  const int8_t* q[kLaneAccumulators];
+  const float* d[kLaneAccumulators];
+  const int32_t* c[kLaneAccumulators];
+  float* y[kLaneAccumulators];
 };
 
-// How far ahead of its block a tile's first pass asks for the weights (into L1): 12 blocks, 6.4 KiB.
-// The hardware prefetchers alone left B=8 q8_0 decode on the Zen 5 EPYC (2 threads) waiting on the
-// weight loads: 230 against 355-377 tok/s with 8-12 blocks ahead (B=1 75 against 78-85).
-constexpr int64_t kAheadBytes = 12 * kQ8LaneBlockBytes;
-// Outputs [t0, t0 + 16) of the rows of x (NB of them) over all blocks of one tile, into the lanes of
-// `rows`; `ahead`: the first pass over this tile's weights, which asks for the lines ahead of it.
-template <int NB>
-NINFER_KERNEL_TARGET void lane_tile(const uint8_t* tile, int64_t blocks, const LaneRows& x, __mmask16 rows,
-                                    bool accumulate, bool ahead) {
-  __m512 out[NB];
+// How far ahead of its block a group's first pass asks for the weights (into L1): 12 blocks, 6.4 KiB
+// per tile. The hardware prefetchers alone left B=8 q8_0 decode on the Zen 5 EPYC (2 threads)
+// waiting on the weight loads: 230 against 355-377 tok/s with 8-12 blocks ahead (B=1 75 against 78-85).
+constexpr int64_t kAheadBlocks = 12;
+constexpr int64_t kAheadBytes = kAheadBlocks * kQ8LaneBlockBytes;
+// Outputs [t0, t0 + 16 NT) of the rows of x (NB of them) over all blocks of NT adjacent tiles (tile t
+// at tile + t x tile_bytes), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
+// weights, which asks for the lines ahead of them.
+template <int NT, int NB>
+NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int64_t blocks, const LaneRows& x,
+                                     const uint32_t* rows, bool accumulate, bool ahead) {
+  __m512 out[NT][NB];
+#pragma GCC unroll 2
+  for (int t = 0; t < NT; ++t) {
 #pragma GCC unroll 8
-  for (int j = 0; j < NB; ++j) out[j] = _mm512_setzero_ps();
+    for (int j = 0; j < NB; ++j) out[t][j] = _mm512_setzero_ps();
+  }
   for (int64_t k = 0; k < blocks; ++k) {
-    const uint8_t* blk = tile + k * kQ8LaneBlockBytes;
+    const uint8_t* blk[NT];
+#pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) blk[t] = tile + t * tile_bytes + k * kQ8LaneBlockBytes;
     if (ahead) {
-      // A block's 544 bytes touch 9 lines; past the tile, the next one's (the task's next rows).
+      // A block's 544 bytes touch 9 lines. Near its end a tile's lines ahead are those of the tile
+      // the next group takes in its place (the task's next rows).
+      const uint8_t* lines = blk[0] + kAheadBytes + (k + kAheadBlocks < blocks ? 0 : (NT - 1) * tile_bytes);
+#pragma GCC unroll 2
+      for (int t = 0; t < NT; ++t, lines += tile_bytes) {
 #pragma GCC unroll 9
-      for (int l = 0; l < 9; ++l) __builtin_prefetch(blk + kAheadBytes + 64 * l, 0, 3);
+        for (int l = 0; l < 9; ++l) __builtin_prefetch(lines + 64 * l, 0, 3);
+      }
     }
-    // Group by group across the rows: one row's 8 dependent vpdpbusd back to back leave the units
+    // Group by group across the chains: one chain's 8 dependent vpdpbusd back to back leave the units
     // waiting on each one's latency (q8_0 prefill, 512 tokens, 2 threads: 736-753 -> 783-786 tok/s).
-    __m512i s[NB];
+    __m512i s[NT][NB];
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; ++j) s[j] = _mm512_set1_epi32(x.c[j][k]);
+    for (int j = 0; j < NB; ++j) {
+      const __m512i c = _mm512_set1_epi32(x.c[j][k]);
+#pragma GCC unroll 2
+      for (int t = 0; t < NT; ++t) s[t][j] = c;
+    }
 #pragma GCC unroll 8
     for (int g = 0; g < 8; ++g) {
-      const __m512i w = _mm512_loadu_si512(blk + kQ8LaneScaleBytes + g * kQ8LaneGroupBytes);
+      __m512i w[NT];
+#pragma GCC unroll 2
+      for (int t = 0; t < NT; ++t) w[t] = _mm512_loadu_si512(blk[t] + kQ8LaneScaleBytes + g * kQ8LaneGroupBytes);
 #pragma GCC unroll 8
       for (int j = 0; j < NB; ++j) {
         int32_t four;
         std::memcpy(&four, x.q[j] + k * kQ8BlockValues + 4 * g, 4);
-        s[j] = _mm512_dpbusd_epi32(s[j], w, _mm512_set1_epi32(four));
+        const __m512i a = _mm512_set1_epi32(four);
+#pragma GCC unroll 2
+        for (int t = 0; t < NT; ++t) s[t][j] = _mm512_dpbusd_epi32(s[t][j], w[t], a);
       }
     }
-    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+#pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) {
+      const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[t])));
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; ++j)
-      out[j] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(x.d[j][k])), _mm512_cvtepi32_ps(s[j]), out[j]);
+      for (int j = 0; j < NB; ++j) {
+        out[t][j] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(x.d[j][k])), _mm512_cvtepi32_ps(s[t][j]),
+                                    out[t][j]);
+      }
+    }
   }
+#pragma GCC unroll 2
+  for (int t = 0; t < NT; ++t) {
+    const auto lanes = static_cast<__mmask16>(rows[t]);
 #pragma GCC unroll 8
-  for (int j = 0; j < NB; ++j) {
-    __m512 v = out[j];
-    if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(rows, x.y[j]), v);
-    _mm512_mask_storeu_ps(x.y[j], rows, v);
+    for (int j = 0; j < NB; ++j) {
+      float* y = x.y[j] + 16 * t;
+      __m512 v = out[t][j];
+      if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, y), v);
+      _mm512_mask_storeu_ps(y, lanes, v);
+    }
   }
 }
 
@@ -90,19 +128,31 @@ NINFER_KERNEL_TARGET void lane_tile(const uint8_t* tile, int64_t blocks, const L
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for_tile_passes<kLaneSlice, kLaneBatch>(a.batch, row_begin, row_end, [&](const TilePass& t) {
-    LaneRows x;
-    for (int j = 0; j < kLaneBatch; ++j) {
-      const int64_t b = t.b0 + std::min(j, t.nb - 1);
-      x.q[j] = a.xq + b * a.cols;
-      x.d[j] = a.xd + b * blocks;
-      x.c[j] = a.xc + b * blocks;
-      x.y[j] = a.y + b * a.ldy + t.t0;
+  const int group_tiles = a.batch > kLaneAccumulators ? 2 : 1;
+  for_tile_groups<kLaneSlice, kLaneAccumulators>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
+    const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
+    for (int64_t p = 0; p < g.passes; ++p) {
+      const int64_t b0 = g.pass_begin(p);
+      const int nb = g.pass_rows(p);
+      LaneRows x;
+      for (int j = 0; j < kLaneAccumulators; ++j) {
+        const int64_t b = b0 + std::min(j, nb - 1);
+        x.q[j] = a.xq + b * a.cols;
+        x.d[j] = a.xd + b * blocks;
+        x.c[j] = a.xc + b * blocks;
+        x.y[j] = a.y + b * a.ldy + g.t0;
+      }
+      const bool ahead = g.first && p == 0;
+      if (g.tiles == 2) {
+        with_rows<kLaneAccumulators / 2>(nb, [&]<int NB>() {
+          lane_tiles<2, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
+        });
+      } else {
+        with_rows<kLaneAccumulators>(nb, [&]<int NB>() {
+          lane_tiles<1, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
+        });
+      }
     }
-    const uint8_t* tile = a.w + static_cast<size_t>(t.t0 / kQ8LaneRows) * tile_bytes;
-    with_rows<kLaneBatch>(t.nb, [&]<int NB>() {
-      lane_tile<NB>(tile, blocks, x, static_cast<__mmask16>(t.rows), a.accumulate, t.first);
-    });
   });
 }
 
