@@ -20,9 +20,13 @@
 
 #include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
+#include "models/kernels/parallel_matmul.h"
 #include "models/kernels/simd_kernels.h"
+#include "models/kernels/thread_pool.h"
 #include "models/qwen3/qwen3_loader.h"
 #include "models/qwen3/qwen3_model.h"
+#include "models/tensor.h"
+#include "random_weights.h"
 
 namespace ninfer::models::testing {
 namespace {
@@ -163,6 +167,56 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
     std::printf("{\"isa\": \"%s\", \"rows\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
                 kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", ctx, static_cast<long>(block),
                 1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
+  }
+}
+
+
+// The Q8_0 matmul alone on the 0.6b MLP's shapes (gate or up: 3,072 x 1,024; down: 1,024 x 3,072),
+// its weights packed as load_model packs them where AVX-512 runs (in lanes), on one thread, for
+// batches of activation rows (decode batches and a prompt's slices). The 3.3 MB matrix stays in L3
+// between repeats: this is the arithmetic's pace, not memory's.
+//   NINFER_BENCH_BATCH=1,8,64
+TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
+  const kernels::KernelTable& kt = kernels::best_kernels();
+  kernels::ThreadPool one(1);
+  qwen3::Qwen3Weights owner;
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{3072, 1024}, {1024, 3072}}) {
+    std::vector<float> wv(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
+    TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+    const bool lanes = kt.packing.q8 == Q8Packing::Lanes;
+    std::vector<uint8_t> packed(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
+    if (lanes) {
+      w.data = packed.data();
+      pack_q8_lanes(w, packed.data());
+    }
+    for (int batch : int_list("NINFER_BENCH_BATCH", {1, 8, 64})) {
+      std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
+      const kernels::MatmulTarget t[] = {{&w, y.data(), rows, false}};
+      auto run = [&] { kernels::parallel_matmul(one, kt, t, x.data(), cols, batch); };
+      run();
+      auto thread_ns = [] {
+        timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return ts.tv_sec * 1e9 + static_cast<double>(ts.tv_nsec);
+      };
+      std::vector<double> ns;
+      for (int r = 0; r < 25; ++r) {
+        const double t0 = thread_ns();
+        run();
+        ns.push_back(thread_ns() - t0);
+      }
+      std::sort(ns.begin(), ns.end());
+      const double med = ns[ns.size() / 2];
+      // Per 16 weight rows x 32 columns x batch rows: the unit the lanes kernel's cost is counted in.
+      const double tile_blocks = static_cast<double>(rows / 16) * static_cast<double>(cols / 32);
+      std::printf("{\"isa\": \"%s\", \"lanes\": %s, \"rows\": %ld, \"cols\": %ld, \"batch\": %d, \"us\": %.1f, "
+                  "\"ns_per_tile_block\": %.2f, \"gop_per_s\": %.1f}\n",
+                  kernels::isa_name(kt.isa), lanes ? "true" : "false", static_cast<long>(rows), static_cast<long>(cols),
+                  batch, med * 1e-3, med / tile_blocks, 2.0 * static_cast<double>(rows * cols) * batch / med);
+      std::fflush(stdout);
+    }
   }
 }
 
