@@ -180,7 +180,8 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
   const kernels::KernelTable& kt = kernels::best_kernels();
   kernels::ThreadPool one(1);
   qwen3::Qwen3Weights owner;
-  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{3072, 1024}, {1024, 3072}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{3072, 1024}, {1024, 3072}}) {
+    const int64_t rows = shape.first, cols = shape.second;  // (lambdas below capture them)
     std::vector<float> wv(static_cast<size_t>(rows * cols));
     for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
     TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
