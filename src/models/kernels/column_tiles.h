@@ -2,7 +2,8 @@
 // weight rows holds each column's 16 values side by side, so one widened 512-bit vector of a column
 // meets one activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
 // horizontal sums, no accumulators parked between spans, one sequential stream per tile. With up to 8
-// activation rows per pass, a column pair costs 2 loads and conversions for 16 FMAs.
+// activation rows per pass, a column pair costs 2 loads and conversions for 16 FMAs (prompt rows, in
+// passes of 4 over pairs of tiles: 4 for 16, and half the activation broadcasts).
 //
 // What it computes, on every instruction set: per output, two fp32 chains of fused multiply-adds in
 // column order, one over the even columns and one over the odd ones, from +0, then

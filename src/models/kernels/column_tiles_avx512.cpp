@@ -1,6 +1,12 @@
 // AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h):
-// per tile of 16 weight rows, passes of up to 8 activation rows, each with an even and an odd
-// accumulator (16 registers), over the tile's columns in pairs.
+// per group of 1 or 2 tiles of 16 weight rows, passes of up to 8 / tiles activation rows, each row
+// with an even and an odd accumulator per tile (16 registers), over the columns in pairs.
+//
+// Pairs of tiles for prompt rows: one tile and 8 rows took 18 loads (2 column vectors, 16
+// activation broadcasts) per 16 FMAs, more than the FMAs' 8 cycles at 2 loads a cycle; a pair with
+// 4 rows takes 12 (f16 prefill, 2 threads, Zen 5 EPYC, alternated: 512 tokens 343-349 -> 374-383
+// tok/s, 2,048 tokens 260-284 -> 299-303). Decode batches of up to 8 rows keep lone tiles and one
+// pass over the weights, which stream from memory throughout (as in q8_lanes_avx512.cpp).
 #include <algorithm>
 #include <cstdint>
 
@@ -43,36 +49,56 @@ NINFER_KERNEL_TARGET inline __m512 widen(const uint16_t* p) {
   }
 }
 
-// Outputs [t0, t0 + 16) of NB activation rows over all columns of one tile, into the lanes of `rows`;
-// `ahead`: the first pass over the tile's weights, which asks for the lines ahead of it.
-template <DType D, int NB>
-NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const ColumnRows& x, __mmask16 rows,
-                                      bool accumulate, bool ahead) {
-  __m512 even[NB], odd[NB];
+// Outputs [t0, t0 + 16 NT) of NB activation rows over all columns of NT adjacent tiles (tile t at
+// tile + t x tile_values), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
+// weights, which asks for the lines ahead of them.
+template <DType D, int NT, int NB>
+NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values, int64_t cols, const ColumnRows& x,
+                                       const uint32_t* rows, bool accumulate, bool ahead) {
+  __m512 even[NT][NB], odd[NT][NB];
+#pragma GCC unroll 2
+  for (int t = 0; t < NT; ++t) {
 #pragma GCC unroll 8
-  for (int j = 0; j < NB; ++j) even[j] = odd[j] = _mm512_setzero_ps();
+    for (int j = 0; j < NB; ++j) even[t][j] = odd[t][j] = _mm512_setzero_ps();
+  }
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
-    const uint16_t* p = tile + c * kColumnTileRows;
-    if (ahead) __builtin_prefetch(p + kAheadValues, 0, 3);  // a line per column pair
-    const __m512 w0 = widen<D>(p);
-    const __m512 w1 = widen<D>(p + kColumnTileRows);
+    __m512 w0[NT], w1[NT];
+#pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) {
+      const uint16_t* p = tile + t * tile_values + c * kColumnTileRows;
+      if (ahead) __builtin_prefetch(p + kAheadValues, 0, 3);  // a line per column pair
+      w0[t] = widen<D>(p);
+      w1[t] = widen<D>(p + kColumnTileRows);
+    }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) {
-      even[j] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x.x[j][c]), even[j]);
-      odd[j] = _mm512_fmadd_ps(w1, _mm512_set1_ps(x.x[j][c + 1]), odd[j]);
+      const __m512 x0 = _mm512_set1_ps(x.x[j][c]), x1 = _mm512_set1_ps(x.x[j][c + 1]);
+#pragma GCC unroll 2
+      for (int t = 0; t < NT; ++t) {
+        even[t][j] = _mm512_fmadd_ps(w0[t], x0, even[t][j]);
+        odd[t][j] = _mm512_fmadd_ps(w1[t], x1, odd[t][j]);
+      }
     }
   }
   if (c < cols) {
-    const __m512 w0 = widen<D>(tile + c * kColumnTileRows);
+#pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) {
+      const __m512 w0 = widen<D>(tile + t * tile_values + c * kColumnTileRows);
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; ++j) even[j] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x.x[j][c]), even[j]);
+      for (int j = 0; j < NB; ++j) even[t][j] = _mm512_fmadd_ps(w0, _mm512_set1_ps(x.x[j][c]), even[t][j]);
+    }
   }
+#pragma GCC unroll 2
+  for (int t = 0; t < NT; ++t) {
+    const auto lanes = static_cast<__mmask16>(rows[t]);
 #pragma GCC unroll 8
-  for (int j = 0; j < NB; ++j) {
-    __m512 v = _mm512_add_ps(even[j], odd[j]);
-    if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(rows, x.y[j]), v);
-    _mm512_mask_storeu_ps(x.y[j], rows, v);
+    for (int j = 0; j < NB; ++j) {
+      float* y = x.y[j] + 16 * t;
+      __m512 v = _mm512_add_ps(even[t][j], odd[t][j]);
+      if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, y), v);
+      _mm512_mask_storeu_ps(y, lanes, v);
+    }
   }
 }
 
@@ -80,22 +106,37 @@ NINFER_KERNEL_TARGET void column_tile(const uint16_t* tile, int64_t cols, const 
 
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
-  for_tile_passes<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, [&](const TilePass& t) {
-    ColumnRows x;
-    for (int j = 0; j < kColumnBatch; ++j) {
-      const int64_t b = t.b0 + std::min(j, t.nb - 1);
-      x.x[j] = a.x + b * a.ldx;
-      x.y[j] = a.y + b * a.ldy + t.t0;
-    }
-    with_rows<kColumnBatch>(t.nb, [&]<int NB>() {
-      const uint16_t* tile = w + t.t0 * a.cols;
-      const auto rows = static_cast<__mmask16>(t.rows);
-      if (a.dtype == DType::BF16) {
-        column_tile<DType::BF16, NB>(tile, a.cols, x, rows, a.accumulate, t.first);
-      } else {
-        column_tile<DType::F16, NB>(tile, a.cols, x, rows, a.accumulate, t.first);
+  const int64_t tile_values = kColumnTileRows * a.cols;
+  // Prompt rows take pairs of tiles, half the rows per pass: each activation broadcast serves both
+  // tiles. Decode batches keep one pass over lone tiles, whose weights stream from memory throughout.
+  const int group_tiles = a.batch > kColumnBatch ? 2 : 1;
+  for_tile_groups<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
+    const uint16_t* tile = w + g.t0 * a.cols;
+    for (int64_t p = 0; p < g.passes; ++p) {
+      const int64_t b0 = g.pass_begin(p);
+      const int nb = g.pass_rows(p);
+      ColumnRows x;
+      for (int j = 0; j < kColumnBatch; ++j) {
+        const int64_t b = b0 + std::min(j, nb - 1);
+        x.x[j] = a.x + b * a.ldx;
+        x.y[j] = a.y + b * a.ldy + g.t0;
       }
-    });
+      const bool ahead = g.first && p == 0;
+      auto run = [&]<int NT, int kMax>() {
+        with_rows<kMax>(nb, [&]<int NB>() {
+          if (a.dtype == DType::BF16) {
+            column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          } else {
+            column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          }
+        });
+      };
+      if (g.tiles == 2) {
+        run.template operator()<2, kColumnBatch / 2>();
+      } else {
+        run.template operator()<1, kColumnBatch>();
+      }
+    }
   });
 }
 
