@@ -112,16 +112,12 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
   const int group_tiles = a.batch > kColumnBatch ? 2 : 1;
   for_tile_groups<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
     const uint16_t* tile = w + g.t0 * a.cols;
-    for (int64_t p = 0; p < g.passes; ++p) {
-      const int64_t b0 = g.pass_begin(p);
-      const int nb = g.pass_rows(p);
+    g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;
       for (int j = 0; j < kColumnBatch; ++j) {
-        const int64_t b = b0 + std::min(j, nb - 1);
-        x.x[j] = a.x + b * a.ldx;
-        x.y[j] = a.y + b * a.ldy + g.t0;
+        x.x[j] = a.x + pass_row(b0, nb, j) * a.ldx;
+        x.y[j] = a.y + pass_row(b0, nb, j) * a.ldy + g.t0;
       }
-      const bool ahead = g.first && p == 0;
       auto run = [&]<int NT, int kMax>() {
         with_rows<kMax>(nb, [&]<int NB>() {
           if (a.dtype == DType::BF16) {
@@ -136,7 +132,7 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
       } else {
         run.template operator()<1, kColumnBatch>();
       }
-    }
+    });
   });
 }
 

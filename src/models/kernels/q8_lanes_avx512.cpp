@@ -154,18 +154,15 @@ NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_
   const int group_tiles = a.batch > kLaneAccumulators ? 2 : 1;
   for_tile_groups<kLaneSlice, kLaneAccumulators>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
     const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
-    for (int64_t p = 0; p < g.passes; ++p) {
-      const int64_t b0 = g.pass_begin(p);
-      const int nb = g.pass_rows(p);
+    g.each_pass([&](int64_t b0, int nb, bool ahead) {
       LaneRows x;
       for (int j = 0; j < kLaneAccumulators; ++j) {
-        const int64_t b = b0 + std::min(j, nb - 1);
+        const int64_t b = pass_row(b0, nb, j);
         x.q[j] = a.xq + b * a.cols;
         x.d[j] = a.xd + b * blocks;
         x.c[j] = a.xc + b * blocks;
         x.y[j] = a.y + b * a.ldy + g.t0;
       }
-      const bool ahead = g.first && p == 0;
       if (g.tiles == 2) {
         with_rows<kLaneAccumulators / 2>(nb, [&]<int NB>() {
           lane_tiles<2, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
@@ -175,7 +172,7 @@ NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_
           lane_tiles<1, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
         });
       }
-    }
+    });
   });
 }
 

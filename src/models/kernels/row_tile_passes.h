@@ -1,6 +1,6 @@
 // The loops that the matmuls over 16-row weight tiles (Q8_0 in lanes, F16/BF16 in column tiles)
 // share: the batch in slices of kSlice activation rows (a prompt's; a decode batch is one slice),
-// each group of up to kGroupTiles adjacent tiles of the task's rows over every slice, and a slice's
+// each group of up to `group_tiles` adjacent tiles of the task's rows over every slice, and a slice's
 // rows in passes of near-equal sizes: a group of n tiles takes at most kAccumulators / n rows per
 // pass (with 8, a pair of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
 #pragma once
@@ -17,14 +17,23 @@ struct TileGroup {
   int tiles;                      // tiles in the group, at t0, t0 + 16, ...
   uint32_t rows[kMaxGroupTiles];  // per tile, the task's rows in it, as a mask of its 16 lanes
   int64_t s0, s1;                 // the slice's activation rows
-  int pass_max;                   // rows per pass at most
-  int64_t passes;
+  int64_t passes;                 // of at most kAccumulators / tiles rows each
   bool first;                     // the first slice over the group's weights (which may ask for the lines ahead)
 
   // Pass p's first row and row count.
   int64_t pass_begin(int64_t p) const { return s0 + p * (s1 - s0) / passes; }
   int pass_rows(int64_t p) const { return static_cast<int>(pass_begin(p + 1) - pass_begin(p)); }
+  // Calls fn(b0, nb, ahead) for each pass in turn: its first row, its row count, and whether it is
+  // the first pass over the group's weights (which may ask for the lines ahead).
+  template <class Fn>
+  void each_pass(Fn&& fn) const {
+    for (int64_t p = 0; p < passes; ++p) fn(pass_begin(p), pass_rows(p), first && p == 0);
+  }
 };
+
+// The activation row that a kernel's j-th row slot reads in a pass of nb rows from b0: slots past
+// the pass's rows repeat its last one (they are computed and not stored).
+inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb - 1); }
 
 // Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
 // groups of up to group_tiles (1 .. kMaxGroupTiles, a divisor of kAccumulators) tiles.
@@ -34,32 +43,16 @@ inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, i
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
     for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
-      TileGroup g{t0, 0, {}, s0, s1, 0, 0, s0 == 0};
+      TileGroup g{t0, 0, {}, s0, s1, 0, s0 == 0};
       for (; g.tiles < group_tiles && t0 < row_end; ++g.tiles, t0 += kTile) {
         const int64_t first = std::max(row_begin, t0) - t0, last = std::min(row_end, t0 + kTile) - t0;
         g.rows[g.tiles] = ((1u << last) - 1) & ~((1u << first) - 1);
       }
-      g.pass_max = kAccumulators / g.tiles;
-      g.passes = (s1 - s0 + g.pass_max - 1) / g.pass_max;
+      const int64_t pass_max = kAccumulators / g.tiles;
+      g.passes = (s1 - s0 + pass_max - 1) / pass_max;
       fn(g);
     }
   }
-}
-
-struct TilePass {
-  int64_t t0;     // the tile's first row
-  uint32_t rows;  // the task's rows in it, as a mask of its 16 lanes
-  int64_t b0;     // the pass's first activation row
-  int nb;         // its rows, 1 .. kPass
-  bool first;     // the first pass over the tile's weights (which may ask for the lines ahead)
-};
-
-// Calls fn(TilePass) for each tile and pass in turn, at most kPass rows each.
-template <int64_t kSlice, int kPass, class Fn>
-inline void for_tile_passes(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
-  for_tile_groups<kSlice, kPass>(batch, row_begin, row_end, 1, [&](const TileGroup& g) {
-    for (int64_t p = 0; p < g.passes; ++p) fn(TilePass{g.t0, g.rows[0], g.pass_begin(p), g.pass_rows(p), g.first && p == 0});
-  });
 }
 
 // Calls fn.template operator()<N>() with N = n, for 1 <= n <= kMax: a pass's row count as the
