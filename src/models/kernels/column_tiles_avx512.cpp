@@ -115,23 +115,17 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;
       for (int j = 0; j < kColumnBatch; ++j) {
-        x.x[j] = a.x + pass_row(b0, nb, j) * a.ldx;
-        x.y[j] = a.y + pass_row(b0, nb, j) * a.ldy + g.t0;
+        const int64_t b = pass_row(b0, nb, j);
+        x.x[j] = a.x + b * a.ldx;
+        x.y[j] = a.y + b * a.ldy + g.t0;
       }
-      auto run = [&]<int NT, int kMax>() {
-        with_rows<kMax>(nb, [&]<int NB>() {
-          if (a.dtype == DType::BF16) {
-            column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
-          } else {
-            column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
-          }
-        });
-      };
-      if (g.tiles == 2) {
-        run.template operator()<2, kColumnBatch / 2>();
-      } else {
-        run.template operator()<1, kColumnBatch>();
-      }
+      with_tiles_and_rows<kColumnBatch>(g.tiles, nb, [&]<int NT, int NB>() {
+        if (a.dtype == DType::BF16) {
+          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+        } else {
+          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+        }
+      });
     });
   });
 }

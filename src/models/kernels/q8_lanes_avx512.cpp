@@ -16,7 +16,6 @@
 // half the step (B=8: 18.8 -> 21.8 ms).
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (see simd_kernels_avx512.cpp)
@@ -163,15 +162,9 @@ NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_
         x.c[j] = a.xc + b * blocks;
         x.y[j] = a.y + b * a.ldy + g.t0;
       }
-      if (g.tiles == 2) {
-        with_rows<kLaneAccumulators / 2>(nb, [&]<int NB>() {
-          lane_tiles<2, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
-        });
-      } else {
-        with_rows<kLaneAccumulators>(nb, [&]<int NB>() {
-          lane_tiles<1, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
-        });
-      }
+      with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
+        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
+      });
     });
   });
 }

@@ -68,4 +68,16 @@ inline void with_rows(int n, Fn&& fn) {
   fn.template operator()<kMax>();
 }
 
+// Calls fn.template operator()<NT, NB>() for a pass of nb rows over a group of `tiles` tiles (1 or
+// 2; nb <= kAccumulators / tiles): both as the kernel's template parameters.
+template <int kAccumulators, class Fn>
+inline void with_tiles_and_rows(int tiles, int nb, Fn&& fn) {
+  static_assert(kMaxGroupTiles == 2 && kAccumulators % 2 == 0);
+  if (tiles == 2) {
+    with_rows<kAccumulators / 2>(nb, [&]<int NB>() { fn.template operator()<2, NB>(); });
+  } else {
+    with_rows<kAccumulators>(nb, [&]<int NB>() { fn.template operator()<1, NB>(); });
+  }
+}
+
 }  // namespace ninfer::models::kernels
