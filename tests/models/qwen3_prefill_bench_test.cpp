@@ -95,14 +95,17 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
 
 // The attention kernel alone on the 0.6b shape (16 query heads, 8 KV heads of 128): one layer's
 // attention for a chunk of 128 prompt positions ending at each context length, on one thread.
-//   NINFER_BENCH_CONTEXTS=512,2048,8192  NINFER_BENCH_BLOCK_ROWS=16 (positions per call)
+//   NINFER_BENCH_CONTEXTS=512,2048,8192
+//   NINFER_BENCH_BLOCK_ROWS: positions per call; by default the model's blocks of prompt positions
+//     (KernelTable::prompt_attention_queries / 2: 128 on AVX-512), and 16 with NINFER_BENCH_GENERATED
 //   NINFER_BENCH_GENERATED=1: the kernel of generated positions (decode rows), not of prompts
 TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const int64_t heads = 16, kv_heads = 8, dim = 128, chunk = 128, group = heads / kv_heads;
   const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
-  const int64_t block = int_list("NINFER_BENCH_BLOCK_ROWS", {16}).front();
   const kernels::KernelTable& kt = kernels::best_kernels();
   const bool prompt = std::getenv("NINFER_BENCH_GENERATED") == nullptr;
+  const int64_t block =
+      int_list("NINFER_BENCH_BLOCK_ROWS", {prompt ? static_cast<int>(kt.prompt_attention_queries / group) : 16}).front();
   for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
     const size_t kv_floats = static_cast<size_t>(ctx * kvdim);
     uint16_t* k = nullptr;  // f16, as the cache holds them
