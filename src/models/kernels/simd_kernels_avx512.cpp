@@ -60,10 +60,10 @@ const KernelTable kTable = [] {
   t.packing = WeightPacking(Q8Packing::Lanes, /*columns=*/true);
   t.pack_panel_rows = &pack_panel_rows;
   t.f16_row = &f16_row;
-  // A prompt block of 128 positions (a whole prefill chunk of the 0.6b shape) pays each key tile's
-  // widening and the next tile's requests once for 256 queries: the kernel alone, one thread, 128
-  // positions against 32 (alternated in one process), 8-11% less time at 512-8,192 context; a q8_0
-  // prefill of 8,192 tokens on 2 threads 219, 237 -> 238, 256 tok/s.
+  // A prompt block of 128 positions (256 queries on the 0.6b shape) pays each key tile's widening and
+  // the next tile's requests once for all of them: the kernel alone, one thread, 128 positions
+  // against 32 (alternated in one process), 8-11% less time at 512-8,192 context; a q8_0 prefill of
+  // 8,192 tokens on 2 threads 219, 237 -> 238, 256 tok/s.
   t.prompt_attention_queries = 256;
   return t;
 }();

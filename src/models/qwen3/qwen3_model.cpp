@@ -91,8 +91,8 @@ inline void rope(float* v, const float* cos, const float* sin, int64_t half) {
 // one GQA group): 64 for generated rows, and for prompt rows 256 on AVX-512 and AMX, 64 on the others.
 // Each task reads its slot's whole K/V history once (from L3 or memory, at the cache's page-sized row
 // stride) and prepares each tile once (widened to f32, or split into bf16 parts on AMX), so bigger
-// blocks pay less per query; 64 leaves a 128-token chunk of the 0.6b shape 32 tasks (4 blocks x 8 KV
-// heads) to spread over the threads, 256 leaves it 8 equal ones.
+// blocks pay less per query; 256 leaves a 512-token chunk (Qwen3ModelOptions::prefill_chunk) of the
+// 0.6b shape 32 tasks (4 blocks x 8 KV heads) to spread over the threads, and 64 leaves it 128.
 // Positions per attention call, for `queries` query vectors per call.
 inline int attention_block_rows(const Qwen3Config& c, int queries) {
   return std::max(1, queries / (c.num_heads / c.num_kv_heads));
