@@ -107,10 +107,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   const int64_t tile_values = kColumnTileRows * a.cols;
-  // Prompt rows take pairs of tiles, half the rows per pass: each activation broadcast serves both
-  // tiles. Decode batches keep one pass over lone tiles, whose weights stream from memory throughout.
-  const int group_tiles = a.batch > kColumnBatch ? 2 : 1;
-  for_tile_groups<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
+  for_tile_groups<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
     const uint16_t* tile = w + g.t0 * a.cols;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;

@@ -150,8 +150,7 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  const int group_tiles = a.batch > kLaneAccumulators ? 2 : 1;
-  for_tile_groups<kLaneSlice, kLaneAccumulators>(a.batch, row_begin, row_end, group_tiles, [&](const TileGroup& g) {
+  for_tile_groups<kLaneSlice, kLaneAccumulators>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
     const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       LaneRows x;

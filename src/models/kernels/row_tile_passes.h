@@ -1,8 +1,13 @@
 // The loops that the matmuls over 16-row weight tiles (Q8_0 in lanes, F16/BF16 in column tiles)
 // share: the batch in slices of kSlice activation rows (a prompt's; a decode batch is one slice),
-// each group of up to `group_tiles` adjacent tiles of the task's rows over every slice, and a slice's
-// rows in passes of near-equal sizes: a group of n tiles takes at most kAccumulators / n rows per
-// pass (with 8, a pair of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
+// each group of adjacent tiles of the task's rows over every slice, and a slice's rows in passes of
+// near-equal sizes: a group of n tiles takes at most kAccumulators / n rows per pass (with 8, a pair
+// of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
+//
+// Batches of more than kAccumulators rows (prompt rows) take pairs of tiles, half the rows per pass:
+// each row's activations, loaded once, serve both tiles. Smaller batches (decode steps) take lone
+// tiles in one pass over the weights, whose loads from memory then overlap the arithmetic
+// throughout (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
 #pragma once
 
 #include <algorithm>
@@ -36,10 +41,13 @@ struct TileGroup {
 inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb - 1); }
 
 // Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
-// groups of up to group_tiles (1 .. kMaxGroupTiles, a divisor of kAccumulators) tiles.
+// groups of one tile, or of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more
+// than kAccumulators rows.
 template <int64_t kSlice, int kAccumulators, class Fn>
-inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, int group_tiles, Fn&& fn) {
+inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
   constexpr int64_t kTile = 16;
+  static_assert(kAccumulators % kMaxGroupTiles == 0);
+  const int group_tiles = batch > kAccumulators ? kMaxGroupTiles : 1;
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
     for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
