@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -46,6 +47,18 @@ class LanguageModel {
   // in row order, each row's positions in order. Appends the rows' tokens to their slots.
   // Throws std::invalid_argument for a bad slot, an empty row or a row past max_context().
   virtual void forward(std::span<const ForwardRow> rows, std::span<float> logits) = 0;
+
+  // The threads the model computes with, lent between forward passes for the caller's work on their
+  // outputs (sampling a batch's rows): they have just finished the pass and still poll for work, so
+  // the first task starts at once, where a thread of the caller's would have to be woken.
+  // lend_threads runs fn(task) once for every task in [0, tasks), spread over up to
+  // lendable_threads() threads (the calling one among them), and returns when all are done. fn
+  // must not throw and must not call into the model. The default lends none: the calling thread
+  // runs every task in order.
+  virtual int lendable_threads() const { return 1; }
+  virtual void lend_threads(int tasks, const std::function<void(int)>& fn) {
+    for (int t = 0; t < tasks; ++t) fn(t);
+  }
 
   // The prefix cache's access to the KV state, as opaque bytes: kv_bytes_per_position() bytes per
   // position (0: the model cannot export its state, and no prefix is ever reused). read_kv copies

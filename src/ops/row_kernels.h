@@ -30,4 +30,9 @@ inline constexpr size_t kWeightBlock = 256;
 // blocks must hold ceil(n / kWeightBlock) values. Returns the total.
 double block_sums(const double* e, size_t n, double* blocks);
 
+// exp_weights then block_sums, bit for bit, without keeping the weights: each block's weights live
+// in L1 from the exp to the sum. For a draw that needs only the weights of the block it lands in
+// (exp_weights over that block gives them again, the same bits).
+double exp_block_sums(const float* z, size_t n, double zmax, double zmin, double inv_t, double* blocks);
+
 }  // namespace ninfer::ops::detail

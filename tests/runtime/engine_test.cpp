@@ -202,7 +202,9 @@ TEST(Engine, SubmitRejectionsAreTypedAndReleaseTheReservation) {
 }
 
 TEST(Engine, CancellationAndPendingDeadline) {
-  auto e = make_engine(1);
+  // Room for a long run: with 256 positions the running request could reach the end of its context
+  // (finishing with Length) before the cancel below, at ~0.3 ms a step.
+  auto e = make_engine(1, 16384);
   RequestOptions longo;
   longo.max_tokens = 100000;
   longo.ignore_eos = true;

@@ -186,6 +186,10 @@ int Qwen3Model::max_context() const { return options_.max_context; }
 int Qwen3Model::slot_count() const { return options_.slots; }
 std::shared_ptr<const tokenizer::Tokenizer> Qwen3Model::tokenizer() const { return options_.tokenizer; }
 int Qwen3Model::threads() const { return pool_->size(); }
+int Qwen3Model::lendable_threads() const { return pool_->size(); }
+void Qwen3Model::lend_threads(int tasks, const std::function<void(int)>& fn) {
+  pool_->run(tasks, [&](int64_t task, int) { fn(static_cast<int>(task)); });
+}
 size_t Qwen3Model::kv_cache_bytes() const { return kv_->bytes(); }
 
 std::string Qwen3Model::description() const {

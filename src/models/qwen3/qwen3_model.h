@@ -54,6 +54,8 @@ class Qwen3Model final : public LanguageModel {
   // Rows must name distinct slots. logits_count 0 is accepted too (a prefill piece whose logits
   // nobody needs); logits must hold at least sum(logits_count) * vocab_size() floats.
   void forward(std::span<const ForwardRow> rows, std::span<float> logits) override;
+  int lendable_threads() const override;
+  void lend_threads(int tasks, const std::function<void(int)>& fn) override;
   // Layout of the bytes: for each layer, the keys then the values of the positions, kv_dim floats
   // each.
   size_t kv_bytes_per_position() const override;
