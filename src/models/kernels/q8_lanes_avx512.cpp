@@ -63,6 +63,16 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) __m512i group_of(__m5
 // waiting on the weight loads: 230 against 355-377 tok/s with 8-12 blocks ahead (B=1 75 against 78-85).
 constexpr int64_t kAheadBlocks = 12;
 constexpr int64_t kAheadBytes = kAheadBlocks * kQ8LaneBlockBytes;
+// A block's lines ahead are asked for one per group of values (spread over its products) where a
+// lone tile serves 4 rows or more, and in one burst before them otherwise. A decode step of 8 rows
+// computes about as long as its block takes to arrive, and the burst of 9 prefetches stalled on the
+// miss buffers, the products waiting behind it: matmuls alone over 668 MB of weights, 2 threads,
+// B=8 17.6-17.8 -> 15.6-15.7 ms (B=1 14.1-14.8 either way); B=8 q8_0 decode, alternated 3 times,
+// forward 22.2, 23.5, 22.6 -> 20.7, 20.3, 22.6 ms. Spread, B=1 took 10-15% longer (its block is
+// one product a group), and prompt rows (pairs of tiles, weights from cache but on the first pass)
+// keep the burst.
+template <int NT, int NB>
+constexpr bool kSpreadAhead = NT == 1 && NB >= 4;
 // Outputs [t0, t0 + 16 NT) of the rows of x (NB of them) over all blocks of NT adjacent tiles (tile t
 // at tile + t x tile_bytes), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
 // weights, which asks for the lines ahead of them.
@@ -79,7 +89,7 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
     const uint8_t* blk[NT];
 #pragma GCC unroll 2
     for (int t = 0; t < NT; ++t) blk[t] = tile + t * tile_bytes + k * kQ8LaneBlockBytes;
-    if (ahead) {
+    if (ahead && !kSpreadAhead<NT, NB>) {
       // A block's 544 bytes touch 9 lines. Near its end a tile's lines ahead are those of the tile
       // the next group takes in its place (the task's next rows).
       const uint8_t* lines = blk[0] + kAheadBytes + (k + kAheadBlocks < blocks ? 0 : (NT - 1) * tile_bytes);
@@ -111,6 +121,11 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
       }
 #pragma GCC unroll 4
       for (int g = 4 * h; g < 4 * h + 4; ++g) {
+        if (kSpreadAhead<NT, NB> && ahead) {
+          const uint8_t* lines = blk[0] + kAheadBytes;
+          __builtin_prefetch(lines + 64 * g, 0, 3);
+          if (g == 0) __builtin_prefetch(lines + 64 * 8, 0, 3);  // the 9th line
+        }
         __m512i w[NT];
 #pragma GCC unroll 2
         for (int t = 0; t < NT; ++t) w[t] = _mm512_loadu_si512(blk[t] + kQ8LaneScaleBytes + g * kQ8LaneGroupBytes);
