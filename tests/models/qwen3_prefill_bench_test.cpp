@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -222,6 +223,59 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
       std::fflush(stdout);
     }
   }
+}
+
+// Decode batches' matmuls from memory: copies of a packed Q8_0 matrix (3,072 x 1,024, the 0.6b
+// shape's gate) filling ~640 MB, as a decode step reads the 0.6b model's weights, each multiplied in
+// turn over a pool of NINFER_BENCH_THREADS (default 2). Prints ms per pass over all copies and the
+// weight stream's GB/s for batches NINFER_BENCH_BATCH (default 1, 2, 4, 8): B=8 against B=1 shows
+// how much of the batch's products the weight stream hides (q8_lanes_avx512.cpp).
+TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmulFromMemory) {
+  const kernels::KernelTable& kt = kernels::best_kernels();
+  const int threads = int_list("NINFER_BENCH_THREADS", {2}).front();
+  kernels::ThreadPool pool(threads);
+  qwen3::Qwen3Weights owner;
+  const int64_t rows = 3072, cols = 1024;
+  std::vector<float> wv(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
+  TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+  std::vector<uint8_t> one(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
+  if (kt.packing.q8 == Q8Packing::Lanes) {
+    w.data = one.data();
+    pack_q8_lanes(w, one.data());
+  }
+  const size_t bytes = w.bytes;
+  const size_t copies = (size_t{640} << 20) / bytes;
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t span = (bytes * copies + kHuge - 1) / kHuge * kHuge;
+  void* mem = std::aligned_alloc(kHuge, span);
+  ASSERT_NE(mem, nullptr);
+  madvise(mem, span, MADV_HUGEPAGE);  // as the model's weights (Residency::HugePages)
+  std::vector<TensorView> ws(copies, w);
+  for (size_t c = 0; c < copies; ++c) {
+    ws[c].data = static_cast<uint8_t*>(mem) + c * bytes;
+    std::memcpy(static_cast<uint8_t*>(mem) + c * bytes, one.data(), bytes);
+  }
+  for (int batch : int_list("NINFER_BENCH_BATCH", {1, 2, 4, 8})) {
+    std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
+    std::vector<double> ms;
+    for (int r = 0; r < 9; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const TensorView& m : ws) {
+        const kernels::MatmulTarget t[] = {{&m, y.data(), rows, false}};
+        kernels::parallel_matmul(pool, kt, t, x.data(), cols, batch);
+      }
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const double med = ms[ms.size() / 2];
+    std::printf("{\"isa\": \"%s\", \"threads\": %d, \"batch\": %d, \"megabytes\": %.0f, \"ms\": %.2f, \"gb_per_s\": %.1f}\n",
+                kernels::isa_name(kt.isa), threads, batch, static_cast<double>(bytes * copies) * 1e-6, med,
+                static_cast<double>(bytes * copies) / med * 1e-6);
+    std::fflush(stdout);
+  }
+  std::free(mem);
 }
 
 }  // namespace
