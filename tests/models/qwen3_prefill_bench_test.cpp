@@ -225,25 +225,27 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
   }
 }
 
-// Decode batches' matmuls from memory: copies of a packed Q8_0 matrix (3,072 x 1,024, the 0.6b
-// shape's gate) filling ~640 MB, as a decode step reads the 0.6b model's weights, each multiplied in
-// turn over a pool of NINFER_BENCH_THREADS (default 2). Prints ms per pass over all copies and the
-// weight stream's GB/s for batches NINFER_BENCH_BATCH (default 1, 2, 4, 8): B=8 against B=1 shows
-// how much of the batch's products the weight stream hides (q8_lanes_avx512.cpp).
-TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmulFromMemory) {
+// Decode batches' matmuls from memory: copies of a packed matrix (NINFER_BENCH_ROWS x _COLS, default
+// 3,072 x 1,024, the 0.6b shape's gate; Q8_0, or F16 with NINFER_BENCH_DTYPE=f16) filling ~640 MB, as a decode step reads the 0.6b
+// model's q8_0 weights, each multiplied in turn over a pool of NINFER_BENCH_THREADS (default 2).
+// Prints ms per pass over all copies and the weight stream's GB/s for batches NINFER_BENCH_BATCH
+// (default 1, 2, 4, 8): B=8 against B=1 shows how much of the batch's products the weight stream
+// hides (q8_lanes_avx512.cpp, column_tiles_avx512.cpp).
+TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
   const kernels::KernelTable& kt = kernels::best_kernels();
   const int threads = int_list("NINFER_BENCH_THREADS", {2}).front();
   kernels::ThreadPool pool(threads);
   qwen3::Qwen3Weights owner;
-  const int64_t rows = 3072, cols = 1024;
+  const int64_t rows = int_list("NINFER_BENCH_ROWS", {3072}).front(), cols = int_list("NINFER_BENCH_COLS", {1024}).front();
   std::vector<float> wv(static_cast<size_t>(rows * cols));
   for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
-  TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
+  const char* dtype_env = std::getenv("NINFER_BENCH_DTYPE");
+  const bool f16 = dtype_env != nullptr && std::string(dtype_env) == "f16";
+  TensorView w = make_tensor(owner, "w", {rows, cols}, f16 ? DType::F16 : DType::Q8_0, wv);
   std::vector<uint8_t> one(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
-  if (kt.packing.q8 == Q8Packing::Lanes) {
-    w.data = one.data();
-    pack_q8_lanes(w, one.data());
-  }
+  w.data = one.data();
+  if (!f16 && kt.packing.q8 == Q8Packing::Lanes) pack_q8_lanes(w, one.data());
+  if (f16 && kt.packing.column_tiles) pack_column_tiles(w, one.data());
   const size_t bytes = w.bytes;
   const size_t copies = (size_t{640} << 20) / bytes;
   constexpr size_t kHuge = size_t{2} << 20;
@@ -270,8 +272,9 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmulFromMemory) {
     }
     std::sort(ms.begin(), ms.end());
     const double med = ms[ms.size() / 2];
-    std::printf("{\"isa\": \"%s\", \"threads\": %d, \"batch\": %d, \"megabytes\": %.0f, \"ms\": %.2f, \"gb_per_s\": %.1f}\n",
-                kernels::isa_name(kt.isa), threads, batch, static_cast<double>(bytes * copies) * 1e-6, med,
+    std::printf("{\"isa\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"batch\": %d, \"megabytes\": %.0f, "
+                "\"ms\": %.2f, \"gb_per_s\": %.1f}\n",
+                kernels::isa_name(kt.isa), f16 ? "f16" : "q8_0", threads, batch, static_cast<double>(bytes * copies) * 1e-6, med,
                 static_cast<double>(bytes * copies) / med * 1e-6);
     std::fflush(stdout);
   }
