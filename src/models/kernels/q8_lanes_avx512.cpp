@@ -66,11 +66,11 @@ constexpr int64_t kAheadBytes = kAheadBlocks * kQ8LaneBlockBytes;
 // A block's lines ahead are asked for one per group of values (spread over its products) where a
 // lone tile serves 4 rows or more, and in one burst before them otherwise. A decode step of 8 rows
 // computes about as long as its block takes to arrive, and the burst of 9 prefetches stalled on the
-// miss buffers, the products waiting behind it: matmuls alone over 668 MB of weights, 2 threads,
-// B=8 17.6-17.8 -> 15.6-15.7 ms (B=1 14.1-14.8 either way); B=8 q8_0 decode, alternated 3 times,
-// forward 22.2, 23.5, 22.6 -> 20.7, 20.3, 22.6 ms. Spread, B=1 took 10-15% longer (its block is
-// one product a group), and prompt rows (pairs of tiles, weights from cache but on the first pass)
-// keep the burst.
+// miss buffers, the products waiting behind it: matmuls alone over 668 MB of weights, 2 threads
+// (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory), B=8 17.6-17.8 -> 15.6-15.7 ms (B=1 14.1-14.8
+// either way); B=8 q8_0 decode, alternated 3 times, 304-312 -> 353-362 tok/s. Spread, B=1 took
+// 10-15% longer (its block is one product a group), and prompt rows (pairs of tiles, weights from
+// cache but on the first pass) keep the burst.
 template <int NT, int NB>
 constexpr bool kSpreadAhead = NT == 1 && NB >= 4;
 // Outputs [t0, t0 + 16 NT) of the rows of x (NB of them) over all blocks of NT adjacent tiles (tile t
