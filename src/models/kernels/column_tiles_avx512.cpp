@@ -5,8 +5,18 @@
 // Pairs of tiles for prompt rows: one tile and 8 rows took 18 loads (2 column vectors, 16
 // activation broadcasts) per 16 FMAs, more than the FMAs' 8 cycles at 2 loads a cycle; a pair with
 // 4 rows takes 12 (f16 prefill, 2 threads, Zen 5 EPYC, alternated: 512 tokens 343-349 -> 374-383
-// tok/s, 2,048 tokens 260-284 -> 299-303). Decode batches of up to 8 rows keep lone tiles and one
+// tok/s, 2,048 tokens 260-284 -> 299-303). Decode batches of up to 4 rows keep lone tiles and one
 // pass over the weights, which stream from memory throughout (as in q8_lanes_avx512.cpp).
+//
+// Decode batches of 5-8 rows take pairs too, in two passes: with a lone tile they were bound by its
+// loads (16 broadcasts for 16 FMAs), where the weights arrived about as fast as the FMAs took them.
+// The first pass streams the pair from memory, the second reads it from cache, and each pass asks
+// for one tile of the next pair (into L2, a line per column pair), so that memory stays busy in
+// both. Matmuls alone over 667 MB of f16 weights on 2 threads
+// (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, B=8): lone tiles 17.4-18.2 ms, pairs without
+// the next pair's requests 19.2-19.3, with them 16.7-17.4 (B=1 11.6-14.1 throughout). The model,
+// f16 B=8 decode forward, alternated 6 times: 36.1, 38.2, 38.5, 45.5, 42.8, 42.6 -> 34.9, 37.0,
+// 43.2, 44.2, 41.9, 39.3 ms.
 #include <algorithm>
 #include <cstdint>
 
@@ -52,9 +62,10 @@ NINFER_KERNEL_TARGET inline __m512 widen(const uint16_t* p) {
 // Outputs [t0, t0 + 16 NT) of NB activation rows over all columns of NT adjacent tiles (tile t at
 // tile + t x tile_values), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
 // weights, which asks for the lines ahead of them.
+// `next`: where a decode pass asks for one of the next pair's tiles (null: it does not).
 template <DType D, int NT, int NB>
 NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values, int64_t cols, const ColumnRows& x,
-                                       const uint32_t* rows, bool accumulate, bool ahead) {
+                                       const uint32_t* rows, bool accumulate, bool ahead, const uint16_t* next) {
   __m512 even[NT][NB], odd[NT][NB];
 #pragma GCC unroll 2
   for (int t = 0; t < NT; ++t) {
@@ -71,6 +82,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
       w0[t] = widen<D>(p);
       w1[t] = widen<D>(p + kColumnTileRows);
     }
+    if (next != nullptr) __builtin_prefetch(next + c * kColumnTileRows, 0, 2);
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) {
       const __m512 x0 = _mm512_set1_ps(x.x[j][c]), x1 = _mm512_set1_ps(x.x[j][c + 1]);
@@ -107,9 +119,12 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   const int64_t tile_values = kColumnTileRows * a.cols;
-  for_tile_groups<kColumnSlice, kColumnBatch>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
+  for_tile_groups<kColumnSlice, kColumnBatch, kColumnBatch / 2>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
     const uint16_t* tile = w + g.t0 * a.cols;
+    // A decode pair's two passes ask for the next pair's first and second tile.
+    const bool decode_pair = g.tiles == 2 && g.passes == 2 && a.batch <= kColumnBatch;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
+      const uint16_t* next = decode_pair ? tile + (b0 == g.s0 ? 2 : 3) * tile_values : nullptr;
       ColumnRows x;
       for (int j = 0; j < kColumnBatch; ++j) {
         const int64_t b = pass_row(b0, nb, j);
@@ -118,9 +133,9 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
       }
       with_tiles_and_rows<kColumnBatch>(g.tiles, nb, [&]<int NT, int NB>() {
         if (a.dtype == DType::BF16) {
-          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, next);
         } else {
-          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, next);
         }
       });
     });

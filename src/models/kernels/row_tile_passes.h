@@ -4,10 +4,13 @@
 // near-equal sizes: a group of n tiles takes at most kAccumulators / n rows per pass (with 8, a pair
 // of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
 //
-// Batches of more than kAccumulators rows (prompt rows) take pairs of tiles, half the rows per pass:
-// each row's activations, loaded once, serve both tiles. Smaller batches (decode steps) take lone
-// tiles in one pass over the weights, whose loads from memory then overlap the arithmetic
-// throughout (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
+// Batches of more than kPairsAbove rows take pairs of tiles, half the rows per pass: each row's
+// activations, loaded once, serve both tiles. Smaller batches take lone tiles in one pass over the
+// weights, whose loads from memory then overlap the arithmetic throughout. kPairsAbove is the
+// kernel's: kAccumulators (prompt rows take pairs, decode steps lone tiles) for Q8_0 in lanes, 4 for
+// column tiles, whose decode steps of 5-8 rows take pairs and keep memory busy through the second
+// pass by asking for the next pair (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the
+// figures).
 #pragma once
 
 #include <algorithm>
@@ -42,12 +45,12 @@ inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb 
 
 // Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
 // groups of one tile, or of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more
-// than kAccumulators rows.
-template <int64_t kSlice, int kAccumulators, class Fn>
+// than kPairsAbove rows.
+template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove = kAccumulators, class Fn>
 inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
   constexpr int64_t kTile = 16;
   static_assert(kAccumulators % kMaxGroupTiles == 0);
-  const int group_tiles = batch > kAccumulators ? kMaxGroupTiles : 1;
+  const int group_tiles = batch > kPairsAbove ? kMaxGroupTiles : 1;
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
     for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
