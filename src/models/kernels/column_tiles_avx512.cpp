@@ -14,9 +14,9 @@
 // for one tile of the next pair (into L2, a line per column pair), so that memory stays busy in
 // both. Matmuls alone over 667 MB of f16 weights on 2 threads
 // (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, B=8): lone tiles 17.4-18.2 ms, pairs without
-// the next pair's requests 19.2-19.3, with them 16.7-17.4 (B=1 11.6-14.1 throughout). The model,
-// f16 B=8 decode forward, alternated 6 times: 36.1, 38.2, 38.5, 45.5, 42.8, 42.6 -> 34.9, 37.0,
-// 43.2, 44.2, 41.9, 39.3 ms.
+// the next pair's requests 19.2-19.3, with them 16.7-17.4 (B=1 11.6-14.1 throughout). The model's
+// f16 B=8 decode forward ~2-5% shorter (lower in 7 of 9 alternations); bf16's within noise (its
+// widening is a shift, and its lone tiles were less bound by the loads).
 #include <algorithm>
 #include <cstdint>
 
