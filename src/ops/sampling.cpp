@@ -266,9 +266,10 @@ struct Prepared {
   double zmax = 0, zmin = 0, inv_t = 0;
 };
 
-double weigh_blocks(const Support& s) {
-  return detail::block_sums(s.e, s.n, at_least(scratch.blocks, (s.n + detail::kWeightBlock - 1) / detail::kWeightBlock));
-}
+// The block sums' scratch for a support of n tokens.
+double* block_scratch(size_t n) { return at_least(scratch.blocks, (n + detail::kWeightBlock - 1) / detail::kWeightBlock); }
+
+double weigh_blocks(const Support& s) { return detail::block_sums(s.e, s.n, block_scratch(s.n)); }
 
 // weights: whether the caller needs every weight of the final support (a draw needs only one
 // block's, which it computes again).
@@ -308,8 +309,7 @@ Prepared prepare(std::span<const float> logits, const MaskRow& mask, const Sampl
     // Nothing filters by weight: the block sums are all the draw needs, and the weights (8 bytes a
     // token, 1.2 MB for a whole row) are never stored (151,936-wide row, with the 32-lane exp:
     // 174 -> 140 us on the Zen 5).
-    out.total = detail::exp_block_sums(s.z, s.n, zmax, st.zmin, inv_t,
-                                       at_least(scratch.blocks, (s.n + detail::kWeightBlock - 1) / detail::kWeightBlock));
+    out.total = detail::exp_block_sums(s.z, s.n, zmax, st.zmin, inv_t, block_scratch(s.n));
     return out;
   }
   detail::exp_weights(s.z, s.n, zmax, st.zmin, inv_t, scratch.e.data());

@@ -124,6 +124,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
   // this one. Over a 152k vocabulary a row costs ~0.2 ms, and B=8 q8_0 decode on the 2-core Zen 5
   // took ~1.0 ms a step to sample on two threads, 0.14 of them waiting for the mask thread to wake.
   // Verification rows stay on this thread (they share chain_penalties_).
+  auto plain = [&](size_t i) { return rows[i].sample && rows[i].drafts.empty(); };
   logits_offsets_.clear();
   plain_rows_.clear();
   size_t logits_row = 0;  // sampled rows' logits are consecutive
@@ -131,7 +132,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     logits_offsets_.push_back(logits_row * size_t(width));
     if (!rows[i].sample) continue;
     logits_row += 1 + rows[i].drafts.size();
-    if (rows[i].drafts.empty()) plain_rows_.push_back(i);
+    if (plain(i)) plain_rows_.push_back(i);
   }
   auto finish_row = [&](size_t i) {
     RowResult& out = pending_.rows[i];
@@ -179,7 +180,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
     });
     if (error) std::rethrow_exception(error);
     for (size_t i = 0; i < rows.size(); ++i) {
-      if (!(rows[i].sample && rows[i].drafts.empty())) finish_row(i);
+      if (!plain(i)) finish_row(i);
     }
   } else {
     const size_t helper_from = plain_rows_.size() >= 2 ? plain_rows_.size() / 2 : plain_rows_.size();

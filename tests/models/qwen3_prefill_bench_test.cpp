@@ -175,6 +175,20 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
 }
 
 
+// A rows x cols matrix of deterministic values in `dtype`, packed as this machine's kernels read it
+// (Q8_0 in lanes, F16 in column tiles, where they do): its bytes in `bytes`, which it points into.
+TensorView bench_matrix(qwen3::Qwen3Weights& owner, const kernels::KernelTable& kt, int64_t rows, int64_t cols,
+                        DType dtype, std::vector<uint8_t>& bytes) {
+  std::vector<float> wv(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
+  TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
+  bytes.assign(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
+  w.data = bytes.data();
+  if (dtype == DType::Q8_0 && kt.packing.q8 == Q8Packing::Lanes) pack_q8_lanes(w, bytes.data());
+  if (dtype == DType::F16 && kt.packing.column_tiles) pack_column_tiles(w, bytes.data());
+  return w;
+}
+
 // The Q8_0 matmul alone on the 0.6b MLP's shapes (gate or up: 3,072 x 1,024; down: 1,024 x 3,072),
 // its weights packed as load_model packs them where AVX-512 runs (in lanes), on one thread, for
 // batches of activation rows (decode batches and a prompt's slices). The 3.3 MB matrix stays in L3
@@ -186,15 +200,9 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
   qwen3::Qwen3Weights owner;
   for (const auto& shape : {std::pair<int64_t, int64_t>{3072, 1024}, {1024, 3072}}) {
     const int64_t rows = shape.first, cols = shape.second;  // (lambdas below capture them)
-    std::vector<float> wv(static_cast<size_t>(rows * cols));
-    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
-    TensorView w = make_tensor(owner, "w", {rows, cols}, DType::Q8_0, wv);
     const bool lanes = kt.packing.q8 == Q8Packing::Lanes;
-    std::vector<uint8_t> packed(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
-    if (lanes) {
-      w.data = packed.data();
-      pack_q8_lanes(w, packed.data());
-    }
+    std::vector<uint8_t> packed;
+    const TensorView w = bench_matrix(owner, kt, rows, cols, DType::Q8_0, packed);
     for (int batch : int_list("NINFER_BENCH_BATCH", {1, 8, 64})) {
       std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
       for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
@@ -226,8 +234,9 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
 }
 
 // Decode batches' matmuls from memory: copies of a packed matrix (NINFER_BENCH_ROWS x _COLS, default
-// 3,072 x 1,024, the 0.6b shape's gate; Q8_0, or F16 with NINFER_BENCH_DTYPE=f16) filling ~640 MB, as a decode step reads the 0.6b
-// model's q8_0 weights, each multiplied in turn over a pool of NINFER_BENCH_THREADS (default 2).
+// 3,072 x 1,024, the 0.6b shape's gate; Q8_0, or F16 with NINFER_BENCH_DTYPE=f16) filling ~640 MB,
+// as a decode step reads the 0.6b model's q8_0 weights, each multiplied in turn over a pool of
+// NINFER_BENCH_THREADS (default 2).
 // Prints ms per pass over all copies and the weight stream's GB/s for batches NINFER_BENCH_BATCH
 // (default 1, 2, 4, 8): B=8 against B=1 shows how much of the batch's products the weight stream
 // hides (q8_lanes_avx512.cpp, column_tiles_avx512.cpp).
@@ -237,15 +246,10 @@ TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
   kernels::ThreadPool pool(threads);
   qwen3::Qwen3Weights owner;
   const int64_t rows = int_list("NINFER_BENCH_ROWS", {3072}).front(), cols = int_list("NINFER_BENCH_COLS", {1024}).front();
-  std::vector<float> wv(static_cast<size_t>(rows * cols));
-  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 2654435761u) % 1000) * 2e-3f - 1.0f;
   const char* dtype_env = std::getenv("NINFER_BENCH_DTYPE");
   const bool f16 = dtype_env != nullptr && std::string(dtype_env) == "f16";
-  TensorView w = make_tensor(owner, "w", {rows, cols}, f16 ? DType::F16 : DType::Q8_0, wv);
-  std::vector<uint8_t> one(static_cast<const uint8_t*>(w.data), static_cast<const uint8_t*>(w.data) + w.bytes);
-  w.data = one.data();
-  if (!f16 && kt.packing.q8 == Q8Packing::Lanes) pack_q8_lanes(w, one.data());
-  if (f16 && kt.packing.column_tiles) pack_column_tiles(w, one.data());
+  std::vector<uint8_t> one;
+  const TensorView w = bench_matrix(owner, kt, rows, cols, f16 ? DType::F16 : DType::Q8_0, one);
   const size_t bytes = w.bytes;
   const size_t copies = (size_t{640} << 20) / bytes;
   constexpr size_t kHuge = size_t{2} << 20;
