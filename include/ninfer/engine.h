@@ -27,6 +27,15 @@ const char* speculative_method_name(SpeculativeMethod method);
 // draft's top-16 at the request's temperature, q that renormalised distribution (DFlash2).
 enum class DraftDistribution { OneHot, Sparse16 };
 
+// The products of prompt positions' attention (a model's generated positions keep its exact kernel):
+// Exact: fp32 products of the f16 cache's keys and values (or, with AMX, bf16 parts within a quarter
+// of the cache's rounding). Bf16: each query, key, value and softmax weight rounded to bf16 once, with
+// fp32 sums, about twice as fast in long prompts where the CPU has AVX512_BF16 (elsewhere: Exact).
+// Auto: Bf16 for Q8_0 weights, whose matmuls already round every activation to 8-bit blocks, else
+// Exact.
+enum class PromptAttention { Auto, Exact, Bf16 };
+const char* prompt_attention_name(PromptAttention products);
+
 struct EngineOptions {
   std::string model;                          // HF folder or GGUF file; empty = the default generated model
   int max_batch_rows = 8;                     // B: rows decoded together
@@ -43,6 +52,7 @@ struct EngineOptions {
   DraftDistribution draft_q = DraftDistribution::OneHot;
   size_t grammar_cache_bytes = size_t(256) << 20;
   int threads = 0;                            // model threads; 0 = hardware concurrency
+  PromptAttention prompt_attention = PromptAttention::Auto;
   // Weights copied once into memory backed by transparent huge pages (faster decode: fewer TLB
   // misses) instead of mapped from the file (shared with the page cache, nothing copied).
   bool huge_pages = true;

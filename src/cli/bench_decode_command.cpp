@@ -15,6 +15,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
+#include "cli/prompt_attention_flag.h"
 #include "cli/error_report.h"
 #include "ninfer/engine.h"
 
@@ -32,6 +33,7 @@ struct BenchArgs {
   int tokens = 64;
   int repeats = 3;
   int threads = 0;
+  PromptAttention prompt_attention = PromptAttention::Auto;
   std::string prompt = "Here is the requested JSON document:\n";
   ConstraintArgs constraint;
   uint64_t seed = 1;
@@ -253,6 +255,7 @@ int run_bench(const BenchArgs& args) {
     eo.model = args.model;
     eo.max_batch_rows = *std::max_element(args.batches.begin(), args.batches.end());
     eo.threads = args.threads;
+    eo.prompt_attention = args.prompt_attention;
     eo.max_context = 4096;
     Engine engine(eo);
     PromptInput in;
@@ -315,6 +318,7 @@ void register_bench_commands(CLI::App& app, int& status) {
   cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(integer_option<int>(2, 100000));
   cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(integer_option<int>(1, 100));
   cmd->add_option("--threads", args->threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
+  add_prompt_attention_flag(*cmd, args->prompt_attention);
   cmd->add_option("--prompt", args->prompt, "prompt text");
   cmd->add_option("--seed", args->seed, "base seed")->check(integer_option<uint64_t>(0));
   cmd->add_option("--temperature", args->temperature, "sampling temperature")->check(number_option(at_least(0)));

@@ -11,6 +11,7 @@
 #include "cli/error_report.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
+#include "cli/prompt_attention_flag.h"
 #include "models/model_loader.h"
 #include "models/qwen3/qwen3_model.h"
 #include "tokenizer/tokenizer.h"
@@ -25,6 +26,7 @@ struct PrefillArgs {
   std::string model;
   int tokens = 512;
   int threads = 0;
+  PromptAttention prompt_attention = PromptAttention::Auto;
   int repeats = 3;
   int suffix = 16;  // new tokens after the shared prefix in the prefix-cache measurement
   bool skip_engine = false;
@@ -68,6 +70,7 @@ nlohmann::ordered_json forward_only(const PrefillArgs& a, const std::string& pat
   lo.slots = 1;
   lo.max_context = a.tokens + 8;
   lo.threads = a.threads;
+  lo.prompt_attention = a.prompt_attention;
   std::unique_ptr<models::LanguageModel> model = models::load_model(path, lo);
   const auto* qwen = dynamic_cast<const models::qwen3::Qwen3Model*>(model.get());
   std::vector<float> logits(static_cast<size_t>(model->vocab_size()));
@@ -125,6 +128,7 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   eo.model = path;
   eo.max_batch_rows = 1;
   eo.threads = a.threads;
+  eo.prompt_attention = a.prompt_attention;
   eo.max_context = a.tokens + a.suffix + 16;
   Engine engine(eo);
   const int32_t ids = engine.vocab_size();
@@ -229,6 +233,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   eo.model = path;
   eo.max_batch_rows = a.streams + 1;
   eo.threads = a.threads;
+  eo.prompt_attention = a.prompt_attention;
   eo.max_context = a.tokens + 64;
   eo.prefix_cache_bytes = 0;
   if (a.while_decoding > 0) eo.prefill_tokens_while_decoding = a.while_decoding;
@@ -322,6 +327,7 @@ void register_bench_prefill_command(CLI::App& bench, int& status) {
   cmd->add_option("--model", args->model, "HF model folder or GGUF file (default: the generated tiny model)");
   cmd->add_option("--tokens", args->tokens, "prompt tokens (N)")->check(integer_option<int>(1, 1 << 20))->capture_default_str();
   cmd->add_option("--threads", args->threads, "model threads (0 = all cores)")->check(integer_option<int>(0));
+  add_prompt_attention_flag(*cmd, args->prompt_attention);
   cmd->add_option("--repeats", args->repeats, "timed runs per measurement (medians are reported)")
       ->check(integer_option<int>(1, 100))
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "cli/error_report.h"
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
+#include "cli/prompt_attention_flag.h"
 #include "cli/speculative_flags.h"
 #include "ninfer/engine.h"
 
@@ -188,6 +189,7 @@ void register_bench_spec_command(CLI::App& bench, int& status) {
   CLI::App* cmd = bench.add_subcommand("spec", "Speculative vs plain decoding, constrained and unconstrained, in one process");
   cmd->add_option("--model", args->engine.model, "HF model folder or GGUF file (default: the generated tiny model)");
   add_speculative_flags(*cmd, args->engine, "--proposer,--speculative");
+  add_prompt_attention_flag(*cmd, args->engine.prompt_attention);
   cmd->add_option("--batch", args->batch, "rows decoded together (B)")->check(integer_option<int>(1, 256));
   cmd->add_option("--tokens", args->tokens, "tokens per row (N)")->check(integer_option<int>(2, 100000));
   cmd->add_option("--repeats", args->repeats, "rounds per mode (medians are reported)")->check(integer_option<int>(1, 100));

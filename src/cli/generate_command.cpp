@@ -7,6 +7,7 @@
 #include "cli/constraint_flags.h"
 #include "cli/error_report.h"
 #include "cli/option_checks.h"
+#include "cli/prompt_attention_flag.h"
 #include "cli/speculative_flags.h"
 #include "jinja/chat_template.h"
 #include "ninfer/engine.h"
@@ -146,6 +147,7 @@ void register_generate_command(CLI::App& app, int& status) {
   add_constraint_flags(*cmd, args->constraint);
   add_sampling_flags(*cmd, *args);
   add_speculative_flags(*cmd, args->engine);
+  add_prompt_attention_flag(*cmd, args->engine.prompt_attention);
   cmd->add_flag("--json", args->json, "print one JSON object: text, finish_reason, usage, constraint");
   cmd->add_flag("--timings", args->timings, "measure constraint phase CPU times");
   cmd->callback([args, &status, p, pf] {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/option_checks.h"
+#include "cli/prompt_attention_flag.h"
 #include "cli/speculative_flags.h"
 #include "server/http_server.h"
 
@@ -52,6 +53,7 @@ void register_serve_command(CLI::App& app, int& status) {
   cmd->add_flag_callback("--no-huge-pages", [o] { o->engine.huge_pages = false; },
                          "map the weights from the file (shared, nothing copied) instead of copying them into huge pages");
   add_speculative_flags(*cmd, o->engine);
+  add_prompt_attention_flag(*cmd, o->engine.prompt_attention);
   cmd->add_option("--io-threads", o->io_threads, "threads that run all connections")
       ->check(integer_option<int>(1))
       ->capture_default_str();

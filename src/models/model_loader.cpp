@@ -65,6 +65,7 @@ std::unique_ptr<LanguageModel> load_model(const std::string& path, const ModelLo
   const int model_max = loaded.weights->config.max_position_embeddings;
   mo.max_context = options.max_context > 0 ? std::min(options.max_context, model_max) : model_max;
   mo.threads = options.threads;
+  mo.prompt_attention = options.prompt_attention;
   mo.tokenizer = loaded.tokenizer;
   std::string name = p.filename().string();
   if (name.empty()) name = p.parent_path().filename().string();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/language_model.h"
+#include "ninfer/engine.h"
 
 namespace ninfer::models {
 
@@ -14,6 +15,7 @@ struct ModelLoadOptions {
   int max_context = 4096;   // positions per slot, capped by the model's max_position_embeddings; 0 = the model's
   int threads = 0;          // compute threads; 0 = hardware concurrency
   bool huge_pages = true;   // weights copied into huge pages (Residency::HugePages) instead of mapped
+  PromptAttention prompt_attention = PromptAttention::Auto;  // EngineOptions::prompt_attention
 };
 
 // `path`: a folder with config.json (Hugging Face layout), a .gguf file, or a folder without

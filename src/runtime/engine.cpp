@@ -15,6 +15,7 @@ Engine::Engine(EngineOptions options) {
   lo.max_context = options.max_context;
   lo.threads = options.threads;
   lo.huge_pages = options.huge_pages;
+  lo.prompt_attention = options.prompt_attention;
   std::shared_ptr<models::LanguageModel> model = models::load_model(path, lo);
   runtime::ModelChatTemplates templates(runtime::model_tokenizer_config(path), path);
   std::shared_ptr<models::LanguageModel> draft;
@@ -92,6 +93,15 @@ const char* speculative_method_name(SpeculativeMethod method) {
     case SpeculativeMethod::Grammar: return "grammar";
     case SpeculativeMethod::NGram: return "ngram";
     case SpeculativeMethod::Draft: return "draft";
+  }
+  return "unknown";
+}
+
+const char* prompt_attention_name(PromptAttention products) {
+  switch (products) {
+    case PromptAttention::Auto: return "auto";
+    case PromptAttention::Exact: return "exact";
+    case PromptAttention::Bf16: return "bf16";
   }
   return "unknown";
 }

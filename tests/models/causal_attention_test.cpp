@@ -31,6 +31,13 @@ double bf16x3_tolerance(double magnitude) {
   return tolerance(magnitude) + std::ldexp(magnitude, -12) + std::ldexp(1.0, -13);
 }
 
+// The bf16 prompt kernel (causal_attention_bf16.cpp) rounds each query and key to bf16 (2^-9 of
+// each, relative): a score moves by at most 2^-8 of `magnitude`, the output by twice that; the
+// weights' and the values' own roundings move it by at most 2^-9 of the values' size (1) each.
+double bf16_tolerance(double magnitude) {
+  return tolerance(magnitude) + std::ldexp(magnitude, -7) + std::ldexp(1.0, -8);
+}
+
 // Values in [-1, 1) from a hash of (seed, index): unrelated to any structure of the kernel's tiles.
 float noise(uint64_t seed, uint64_t i) {
   uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
@@ -98,15 +105,25 @@ struct Sequence {
   // fp32 scores are only good to a few ulps of that, and each output moves by at most twice the
   // worst score error (the values are at most 1 in size).
   static double cached(float x) { return f16_to_f32(f32_to_f16(x)); }
-  std::vector<double> reference(int64_t pos, int64_t head, double scale, double& magnitude) const {
-    const float* qh = q.data() + pos * q_stride + head * dim;
+  // With `bf16_inputs`, the cached keys and values rounded to bf16 first, and the query rounded as the
+  // bf16 prompt kernel rounds it: times the fp32 scale * log2(e), to bf16.
+  std::vector<double> reference(int64_t pos, int64_t head, double scale, double& magnitude,
+                                bool bf16_inputs = false) const {
+    auto round = [&](double x) { return bf16_inputs ? double{bf16_to_f32(f32_to_bf16(static_cast<float>(x)))} : x; };
+    auto cached = [&](float x) { return round(Sequence::cached(x)); };
+    const float log2_scale = static_cast<float>(scale) * 1.44269504088896341f;
+    std::vector<double> qh(static_cast<size_t>(dim));
+    for (int64_t c = 0; c < dim; ++c) {
+      const float x = q[pos * q_stride + head * dim + c];
+      qh[c] = bf16_inputs ? round(x * log2_scale) / double{log2_scale} : x;
+    }
     std::vector<double> s(static_cast<size_t>(pos + 1));
     double mx = -INFINITY, sum = 0.0;
     for (int64_t j = 0; j <= pos; ++j) {
       double d = 0.0, m = 0.0;
       for (int64_t c = 0; c < dim; ++c) {
-        d += double{qh[c]} * cached(k[j * kv_stride + dim + c]);
-        m += std::fabs(double{qh[c]} * cached(k[j * kv_stride + dim + c]));
+        d += qh[c] * cached(k[j * kv_stride + dim + c]);
+        m += std::fabs(qh[c] * cached(k[j * kv_stride + dim + c]));
       }
       s[j] = scale * d;
       mx = std::max(mx, s[j]);
@@ -121,8 +138,8 @@ struct Sequence {
   }
 };
 
-// Every attention kernel this CPU has: per instruction set, that of generated positions and, where it
-// differs (AMX), that of prompt positions.
+// Every attention kernel this CPU has: per instruction set, that of generated positions, where it
+// differs (AMX) that of prompt positions, and where it has one the bf16 prompt kernel.
 std::vector<Kernel> supported_kernels() {
   std::vector<Kernel> out;
   for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
@@ -132,6 +149,9 @@ std::vector<Kernel> supported_kernels() {
     if (kt.attention(true) != kt.attention(false)) {
       out.push_back(
           {std::string(kernels::isa_name(isa)) + " prompt", kt.attention(true), bf16x3_tolerance});
+    }
+    if (auto* bf16 = kernels::bf16_prompt_attention(isa)) {
+      out.push_back({std::string(kernels::isa_name(isa)) + " prompt bf16", bf16, bf16_tolerance});
     }
   }
   return out;
@@ -175,6 +195,47 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
       }
     }
   }
+}
+
+TEST(CausalAttention, Bf16PromptKernelIsExactButForItsRoundings) {
+  // Against the oracle fed the same bf16 queries, keys and values, what is left is the weights'
+  // rounding to bf16 (2^-9 of each, so of the output's scale: values within 1; with the exp's 2^-13)
+  // and fp32's: a bound
+  // 10-20x tighter than bf16_tolerance's, which a key or value paired with the wrong partner, or a
+  // weight of the wrong key, would break.
+  const int64_t T = kernels::kAttentionKeyTile;
+  const Shape shapes[] = {{2, 128, 0, 64}, {8, 128, 0, 37}, {1, 128, 2 * T - 3, 64}, {8, 64, 1000, 17},
+                          {2, 128, 2047, 3}, {2, 96, 300, 48}, {2, 128, 8190, 2}};
+  int checked = 0;
+  for (Isa isa : {Isa::Avx512, Isa::Amx}) {
+    auto* kernel = kernels::bf16_prompt_attention(isa);
+    if (kernel == nullptr) continue;
+    const Kernel kt{std::string(kernels::isa_name(isa)) + " prompt bf16", kernel};
+    for (const Shape& sh : shapes) {
+      for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
+        const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 17 + sh.pos0));
+        std::vector<float> out(seq.q.size(), NAN);
+        seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
+        double worst = 0.0, magnitude = 0.0;
+        for (int64_t r = 0; r < sh.rows; r += (r % 7 == 0 ? 1 : 3)) {
+          const int64_t pos = sh.pos0 + r;
+          for (int64_t h = 0; h < sh.heads; ++h) {
+            const std::vector<double> want = seq.reference(pos, h, scale, magnitude, /*bf16_inputs=*/true);
+            for (int64_t c = 0; c < sh.dim; ++c) {
+              const double got = out[pos * seq.q_stride + h * sh.dim + c];
+              ASSERT_TRUE(std::isfinite(got)) << kt.name << " pos " << pos;
+              worst = std::max(worst, std::fabs(got - want[c]));
+            }
+          }
+        }
+        EXPECT_LE(worst, tolerance(magnitude) + std::ldexp(1.0, -8))
+            << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 " << sh.pos0 << " rows " << sh.rows
+            << " scale " << scale;
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no bf16 prompt attention on this CPU (AVX512_BF16)";
 }
 
 TEST(CausalAttention, SharpScoresStayFinite) {

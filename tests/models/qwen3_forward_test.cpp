@@ -14,6 +14,7 @@
 #include <ctime>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -561,6 +562,51 @@ TEST(Qwen3Forward, DescriptionAndSizes) {
   Qwen3ModelOptions d;
   d.threads = 1;
   EXPECT_EQ(Qwen3Model(w, d).max_context(), w->config.max_position_embeddings);
+}
+
+TEST(Qwen3Forward, Bf16PromptAttentionIsChosenByOptionAndDtypeAndMatchesReference) {
+  // Auto takes the bf16 prompt kernel for Q8_0 weights only, Exact never, Bf16 for any weights; only
+  // where the instruction set has it (AVX-512 with AVX512_BF16), and description() says when it runs.
+  const bool has = kernels::bf16_prompt_attention(kernels::best_isa()) != nullptr;
+  const std::string tag = ", bf16 prompt attention)";
+  auto described = [&](DType dtype, PromptAttention pa, std::optional<Isa> isa = std::nullopt) {
+    Qwen3ModelOptions o = opts();
+    o.prompt_attention = pa;
+    o.isa = isa;
+    const std::string d = Qwen3Model(tiny_weights(dtype), o).description();
+    return d.size() >= tag.size() && d.compare(d.size() - tag.size(), tag.size(), tag) == 0;
+  };
+  EXPECT_EQ(described(DType::Q8_0, PromptAttention::Auto), has);
+  EXPECT_FALSE(described(DType::Q8_0, PromptAttention::Exact));
+  EXPECT_FALSE(described(DType::F16, PromptAttention::Auto));
+  EXPECT_EQ(described(DType::F16, PromptAttention::Bf16), has);
+  if (kernels::isa_supported(Isa::Avx2)) {
+    EXPECT_FALSE(described(DType::F16, PromptAttention::Bf16, Isa::Avx2));
+  }
+  if (!has) GTEST_SKIP() << "no bf16 prompt attention on this CPU (AVX512_BF16)";
+
+  // F16 weights and a prompt past one key tile: against the FP64 reference to within what rounding
+  // queries, keys, values and weights to bf16 moves these logits (0.2-0.3% of the largest here, where
+  // a wrong key, value or position moves them by order one), and not the exact kernel's bits.
+  Qwen3Config c = tiny_qwen3_config();
+  c.head_dim = 64;
+  RandomWeightsOptions wo;
+  wo.dtype = DType::F16;
+  wo.norm_dtype = DType::F16;
+  wo.seed = 8;
+  const auto w = make_random_qwen3_weights(c, wo);
+  const int n = static_cast<int>(kernels::kAttentionKeyTile) + 14;
+  const auto tokens = random_tokens(n, c.vocab_size, 3);
+  const auto ref = reference_logits(*w, tokens);
+  Qwen3ModelOptions o = opts();
+  o.prompt_attention = PromptAttention::Bf16;
+  Qwen3Model bf16(w, o);
+  const auto got = run_row(bf16, 0, tokens, n, true);
+  expect_matches_reference(got, ref, 0, "bf16 prompt attention", 1e-2);
+  o.prompt_attention = PromptAttention::Exact;
+  Qwen3Model exact(w, o);
+  const auto exact_got = run_row(exact, 0, tokens, n, true);
+  EXPECT_NE(std::memcmp(got.data(), exact_got.data(), got.size() * sizeof(float)), 0);
 }
 
 TEST(Qwen3Forward, KvCacheGrowsWithUse) {

@@ -100,11 +100,15 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
 //   NINFER_BENCH_BLOCK_ROWS: positions per call; by default the model's blocks of prompt positions
 //     (KernelTable::prompt_attention_queries / 2: 128 on AVX-512), and 16 with NINFER_BENCH_GENERATED
 //   NINFER_BENCH_GENERATED=1: the kernel of generated positions (decode rows), not of prompts
+//   NINFER_BENCH_BF16=1: the bf16 prompt kernel (kernels::bf16_prompt_attention), where this CPU has it
 TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const int64_t heads = 16, kv_heads = 8, dim = 128, chunk = 128, group = heads / kv_heads;
   const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
   const kernels::KernelTable& kt = kernels::best_kernels();
   const bool prompt = std::getenv("NINFER_BENCH_GENERATED") == nullptr;
+  const bool bf16 = prompt && std::getenv("NINFER_BENCH_BF16") != nullptr;
+  auto* kernel = bf16 ? kernels::bf16_prompt_attention(kt.isa) : kt.attention(prompt);
+  ASSERT_NE(kernel, nullptr) << "no bf16 prompt attention on this CPU";
   const int64_t block =
       int_list("NINFER_BENCH_BLOCK_ROWS", {prompt ? static_cast<int>(kt.prompt_attention_queries / group) : 16}).front();
   for (int ctx : int_list("NINFER_BENCH_CONTEXTS", {512, 2048, 8192})) {
@@ -146,7 +150,7 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
           a.dim = dim;
           a.scale = 0.088f;
           a.scratch = scratch.data();
-          kt.attention(prompt)(a);
+          kernel(a);
         }
       }
     };
@@ -168,8 +172,8 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
     std::sort(ms.begin(), ms.end());
     // Multiply-adds the causal mask needs: q.k and p.v over the keys each position sees.
     const double flops = 4.0 * dim * heads * (chunk * (ctx - chunk) + chunk * (chunk + 1) / 2.0);
-    std::printf("{\"isa\": \"%s\", \"rows\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
-                kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", ctx, static_cast<long>(block),
+    std::printf("{\"isa\": \"%s\", \"rows\": \"%s\", \"products\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
+                kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", bf16 ? "bf16" : "exact", ctx, static_cast<long>(block),
                 1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
   }
 }

@@ -59,7 +59,8 @@ inline int64_t attention_tile_stride(int64_t dim) {
 // one K tile and one V tile widened to f32, the K tile on a 64-byte boundary. The AMX instance keeps
 // the tile's keys and values as bf16 parts in the same room, and adds 16 padding rows of scores, the
 // bf16 parts of the queries and of their weights (two each, with the padding rows), two 16 x 32
-// tiles of sums, and room to align them.
+// tiles of sums, and room to align them. The bf16 instance keeps the vector instance's floats up to
+// its K tile, then the tile's keys and values and the block's queries and weights as bf16, in less.
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
   const int64_t T = kAttentionKeyTile, nq = rows * heads;
   const int64_t vector = nq * (dim + T + 3) + 16 + T * (dim + attention_tile_stride(dim));
@@ -75,6 +76,11 @@ namespace avx2 {
 void causal_attention(const CausalAttentionArgs& args);
 }
 namespace avx512 {
+void causal_attention(const CausalAttentionArgs& args);
+}
+namespace avx512_bf16 {
+// Prompt rows with bf16 products (causal_attention_bf16.cpp): reached through
+// bf16_prompt_attention (simd_kernels.h), where the CPU has AVX512_BF16 and the model accepts it.
 void causal_attention(const CausalAttentionArgs& args);
 }
 namespace amx {

@@ -37,6 +37,12 @@ bool cpu_has_f16c() {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
 }
 
+// AVX512_BF16: CPUID leaf 7, subleaf 1, EAX bit 5.
+bool cpu_has_avx512_bf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5)) != 0;
+}
+
 // AMX-BF16, AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 22, 24 and 25), and Linux's permission
 // for this process to use the 8 KiB of tile state (asked once; the kernel refuses when it or the
 // hypervisor does not save that state).
@@ -121,6 +127,15 @@ const KernelTable& kernel_table(Isa isa) {
       break;
   }
   return scalar::kTable;
+}
+
+void (*bf16_prompt_attention(Isa isa))(const CausalAttentionArgs& args) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa == Isa::Avx512 && isa_supported(isa) && cpu_has_avx512_bf16()) return &avx512_bf16::causal_attention;
+#else
+  (void)isa;
+#endif
+  return nullptr;
 }
 
 const KernelTable& best_kernels() {

@@ -127,6 +127,14 @@ struct KernelTable {
 const KernelTable& kernel_table(Isa isa);  // throws std::invalid_argument if !isa_supported(isa)
 const KernelTable& best_kernels();
 
+// Attention of prompt positions with bf16 products (causal_attention_bf16.cpp): coarser than every
+// table's own kernels (each query, key, value and weight rounded to bf16 once, sums in fp32), and
+// about twice as fast where the products set the pace, as they do in long prompts. A model opts in
+// (Qwen3ModelOptions::attention). Null where `isa` has no such kernel or the CPU lacks AVX512_BF16:
+// AVX-512 has one; AMX keeps its own prompt kernel, exact to a quarter of the cache's rounding and
+// as fast.
+void (*bf16_prompt_attention(Isa isa))(const CausalAttentionArgs& args);
+
 // A row stride (in floats) of at least n for fp32 rows that are read together: rounded up to 16
 // floats, plus 16 more when it would be a multiple of 1 KiB, so that rows read side by side do not
 // all map to the same L1 cache sets.

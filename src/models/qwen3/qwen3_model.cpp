@@ -161,6 +161,16 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
                        where(w, *t));
     }
   }
+  // Prompt positions' attention: bf16 products where asked for (by default with Q8_0 weights) and this
+  // CPU has them, else the table's own.
+  prompt_attention_ = kernels_->attention(/*prompt=*/true);
+  const PromptAttention pa = options_.prompt_attention;
+  if (pa == PromptAttention::Bf16 || (pa == PromptAttention::Auto && w.layers.front().q_proj.dtype == DType::Q8_0)) {
+    if (auto* bf16 = kernels::bf16_prompt_attention(kernels_->isa)) {
+      prompt_attention_ = bf16;
+      bf16_prompt_attention_ = true;
+    }
+  }
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
   kv_ = std::make_unique<KvCache>(c.num_layers, c.num_kv_heads, c.head_dim, options_.slots, options_.max_context);
 
@@ -198,7 +208,9 @@ std::string Qwen3Model::description() const {
   if (!options_.name.empty()) s += " " + options_.name;
   s += " (";
   s += dtype_name(weights_->layers.front().q_proj.dtype);
-  s += ", " + std::to_string(c.num_layers) + " layers, " + std::to_string(c.vocab_size) + " vocab)";
+  s += ", " + std::to_string(c.num_layers) + " layers, " + std::to_string(c.vocab_size) + " vocab";
+  if (bf16_prompt_attention_) s += ", bf16 prompt attention";
+  s += ")";
   return s;
 }
 
@@ -583,7 +595,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
           a.next_v = a.v + kv_->value_index(0, hd) - kv_->value_index(0, 0);
           a.next_count = it.pos + b.rows;
         }
-        kernels_->attention(it.prompt)(a);
+        (it.prompt ? prompt_attention_ : kernels_->causal_attention)(a);
       }
     });
 

@@ -14,6 +14,7 @@
 #include "models/kernels/simd_kernels.h"
 #include "models/language_model.h"
 #include "models/qwen3/qwen3_weights.h"
+#include "ninfer/engine.h"
 
 namespace ninfer::models {
 class KvCache;
@@ -36,6 +37,9 @@ struct Qwen3ModelOptions {
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer;  // handed out by tokenizer(); may be null
   std::string name;                                       // shown by description(), e.g. "tiny"
   std::optional<kernels::Isa> isa;                        // default: the best this CPU supports
+  // Which attention prompt positions take (EngineOptions::prompt_attention); description() names the
+  // bf16 kernel where it runs.
+  PromptAttention prompt_attention = PromptAttention::Auto;
 };
 
 class Qwen3Model final : public LanguageModel {
@@ -100,6 +104,8 @@ class Qwen3Model final : public LanguageModel {
   std::shared_ptr<const Qwen3Weights> weights_;
   Qwen3ModelOptions options_;
   const kernels::KernelTable* kernels_;
+  void (*prompt_attention_)(const kernels::CausalAttentionArgs&) = nullptr;  // the kernel of prompt positions
+  bool bf16_prompt_attention_ = false;
   std::unique_ptr<kernels::ThreadPool> pool_;
   std::unique_ptr<KvCache> kv_;
   std::vector<LayerNorms> norms_;

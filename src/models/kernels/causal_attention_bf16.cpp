@@ -1,0 +1,361 @@
+// AVX512-BF16 instance of the causal attention kernel, for prompt positions of models that accept bf16
+// products in attention (Qwen3ModelOptions::attention; by default Q8_0 weights, whose every matmul
+// already rounds its activations to 8-bit blocks): both products of a key tile, the scores Q K^T and
+// the weighted values P V, take VDPBF16PS, which multiplies pairs of bf16 into fp32 sums, 32 products
+// an instruction against an FMA's 16. Long prompts spend most of their growth in these products, and
+// the FMA kernel already runs them near the core's fp32 peak (docs/models.md, "bf16 attention").
+//
+// What is rounded: each query, key, value and softmax weight to bf16 (8 significant bits, to
+// nearest), once; the sums, the running max and sum of the softmax, and the output stay fp32. A score
+// then moves by at most 2^-8 of scale * sum_c |q_c k_c|, and each output by at most twice that plus
+// 2^-8 of the values' size (the weights' and the values' own roundings). The f16 cache's keys and
+// values hold 11 bits, so this is a coarser contract than the FMA kernel's or AMX's (bf16x3, within a
+// quarter of the cache's rounding), and a model chooses it (simd_kernels.h, bf16_prompt_attention).
+//
+// The layouts VDPBF16PS wants, pairs along the sum's index: a tile's keys become [dim / 2][T][2] (a
+// vector is 16 keys' values at two adjacent head dims), its values [T / 2][dim][2] (16 head dims of
+// two adjacent keys), a query's bf16 row is already pairs of head dims, and its weights pairs of
+// keys. Pairs start at even absolute positions (tiles start at multiples of T), every score is one
+// chain over the head-dim pairs in order and every output one chain over the key pairs in order, and
+// a weight past a query's keys is exactly 0: a query's output depends on its position and its inputs,
+// bit for bit, however its block is cut, as the header promises. Head dims that are not a multiple
+// of 32 take the AVX-512 FMA kernel.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (see simd_kernels_avx512.cpp)
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include "models/kernels/causal_attention.h"
+#include "models/kernels/causal_attention_vec_avx512.h"
+
+#define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma,f16c")))
+
+namespace ninfer::models::kernels::avx512_bf16 {
+
+using avx512::AV;
+
+#include "models/kernels/causal_attention_shared.inc"
+
+namespace {
+
+constexpr int64_t T = kAttentionKeyTile;
+constexpr int kKeyVecs = static_cast<int>(T / 16);  // vectors of 16 keys in a tile
+constexpr int SR = 6;                              // queries per score block: 6 x 4 sums
+constexpr int PR = 6, PC = 4;                      // queries x vectors of 16 head dims per value block
+static_assert(T % 32 == 0);
+
+// Positions of a pair interleave: element 2i of the result is a's i, element 2i + 1 is b's i.
+constexpr std::array<uint16_t, 32> kInterleave = [] {
+  std::array<uint16_t, 32> x{};
+  for (int i = 0; i < 16; ++i) {
+    x[static_cast<size_t>(2 * i)] = static_cast<uint16_t>(i);
+    x[static_cast<size_t>(2 * i + 1)] = static_cast<uint16_t>(16 + i);
+  }
+  return x;
+}();
+
+// 16 floats a and 16 floats b rounded to bf16 and interleaved as pairs (a0, b0, a1, b1, ...).
+NINFER_KERNEL_TARGET inline __m512i bf16_pairs(__m512 a, __m512 b, __m512i interleave) {
+  return _mm512_permutexvar_epi16(interleave, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a)));
+}
+
+NINFER_KERNEL_TARGET inline __m512i load_interleave() {
+  return _mm512_loadu_si512(kInterleave.data());
+}
+
+// A bf16 pair at p (two uint16) in every 32-bit lane.
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) __m512bh broadcast_pair(const uint16_t* p) {
+  int32_t x;
+  std::memcpy(&x, p, sizeof x);
+  return reinterpret_cast<__m512bh>(_mm512_set1_epi32(x));
+}
+
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) __m512bh load_pairs(const uint16_t* p) {
+  return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
+}
+
+// The key block's first `vecs` vectors of 16 keys (src: [dim][T] f16) as [dim / 2][T][2] bf16.
+NINFER_KERNEL_TARGET void pack_keys(const uint16_t* src, int vecs, int64_t dim, uint16_t* dst) {
+  const __m512i il = load_interleave();
+  for (int64_t p = 0; p < dim / 2; ++p) {
+    for (int u = 0; u < vecs; ++u) {
+      const __m512 a = AV::load_f16(src + 2 * p * T + 16 * u), b = AV::load_f16(src + (2 * p + 1) * T + 16 * u);
+      _mm512_storeu_si512(dst + (p * T + 16 * u) * 2, bf16_pairs(a, b, il));
+    }
+  }
+}
+
+// Value rows [0, count) (src: rows vs elements apart, f16) as [count / 2 rounded up][dim][2] bf16; the
+// odd row out pairs with zeros, so that no row past count is read.
+NINFER_KERNEL_TARGET void pack_values(const uint16_t* src, int64_t vs, int64_t count, int64_t dim, uint16_t* dst) {
+  const __m512i il = load_interleave();
+  for (int64_t jp = 0; 2 * jp < count; ++jp) {
+    const uint16_t* r0 = src + 2 * jp * vs;
+    const uint16_t* r1 = 2 * jp + 1 < count ? r0 + vs : nullptr;
+    for (int64_t c = 0; c < dim; c += 16) {
+      const __m512 b = r1 != nullptr ? AV::load_f16(r1 + c) : _mm512_setzero_ps();
+      _mm512_storeu_si512(dst + (jp * dim + c) * 2, bf16_pairs(AV::load_f16(r0 + c), b, il));
+    }
+  }
+}
+
+// 2^x for x <= 0, on the lanes of `keep` (0 on the others): x = n + r with n an integer and |r| <=
+// 1/2, 2^r = 1 + r q(r), q of degree 2 fitted for relative error (under 2^-13, a sixteenth of the
+// bf16 rounding the weight takes next; exactly 1 at 0), and 2^n applied by VSCALEFPS, which takes
+// weights far under the sums' precision to 0.
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) __m512 exp2_weights(__mmask16 keep, __m512 x) {
+  const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_sub_ps(x, n);
+  __m512 q = _mm512_set1_ps(0.055008891969919205f);
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.2422109693288803f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.693282961845398f));
+  return _mm512_maskz_scalef_ps(keep, _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f)), n);
+}
+
+// Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16).
+NINFER_KERNEL_TARGET inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// One query's online-softmax step over its scores s (log2 units) of a tile of `vecs` vectors of
+// keys, of which it sees the first `valid`: the running max moves, the weights 2^(s - max) go to w
+// as bf16 (exact zeros past `valid`, to the end of the tile's vectors), and the running sum takes
+// their fp32 values, rescaled by alpha = 2^(old max - new max). Score lanes past `valid` are never
+// read: they may hold anything, the block's scores past its own keys included.
+NINFER_KERNEL_TARGET inline void softmax_to_bf16(const float* s, int64_t valid, int vecs, float& mx, float& l,
+                                                 float& alpha, uint16_t* w) {
+  const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
+  __m512 x[kKeyVecs];
+  __mmask16 keep[kKeyVecs];
+  __m512 vmax = ninf;
+  for (int u = 0; u < vecs; ++u) {
+    keep[u] = first_lanes(valid - 16 * u);
+    x[u] = _mm512_mask_loadu_ps(ninf, keep[u], s + 16 * u);
+    vmax = _mm512_max_ps(vmax, x[u]);
+  }
+  const float tile_max = _mm512_reduce_max_ps(vmax);
+  const float m = tile_max > mx ? tile_max : mx;
+  const __m512 mv = _mm512_set1_ps(m);
+  __m512 sum = _mm512_setzero_ps();
+  __m512 e[kKeyVecs];
+  for (int u = 0; u < vecs; ++u) {
+    e[u] = exp2_weights(keep[u], _mm512_sub_ps(x[u], mv));
+    sum = _mm512_add_ps(sum, e[u]);
+  }
+  int u = 0;
+  for (; u + 2 <= vecs; u += 2) {
+    _mm512_storeu_si512(w + 16 * u, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(e[u + 1], e[u])));
+  }
+  if (u < vecs) _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(e[u])));
+  // 0 on the first tile (mx = -inf); the sums start at +0.
+  alpha = mx == -__builtin_inff() ? 0.0f : _mm512_cvtss_f32(exp2_weights(1, _mm512_set1_ps(mx - m)));
+  l = l * alpha + _mm512_reduce_add_ps(sum);
+  mx = m;
+}
+
+// Scores of NR queries (bf16 rows qp, scaled) against the tile's first NV vectors of keys (kp,
+// packed) into sp: each one chain over the head-dim pairs in order.
+template <int NR, int NV>
+NINFER_KERNEL_TARGET void score_block(const uint16_t* const* qp, const uint16_t* kp, int64_t pairs,
+                                      float* const* sp, TilePrefetch& prefetch) {
+  __m512 acc[NR][NV];
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i)
+#pragma GCC unroll 4
+    for (int u = 0; u < NV; ++u) acc[i][u] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < pairs; ++p) {
+    __m512bh kv[NV];
+#pragma GCC unroll 4
+    for (int u = 0; u < NV; ++u) kv[u] = load_pairs(kp + (p * T + 16 * u) * 2);
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512bh q = broadcast_pair(qp[i] + 2 * p);
+#pragma GCC unroll 4
+      for (int u = 0; u < NV; ++u) acc[i][u] = _mm512_dpbf16_ps(acc[i][u], q, kv[u]);
+    }
+  }
+  prefetch.step();
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i)
+#pragma GCC unroll 4
+    for (int u = 0; u < NV; ++u) _mm512_storeu_ps(sp[i] + 16 * u, acc[i][u]);
+}
+
+template <int NR>
+NINFER_KERNEL_TARGET void score_rows(const uint16_t* const* qp, int nr, const uint16_t* kp, int vecs, int64_t pairs,
+                                     float* const* sp, TilePrefetch& prefetch) {
+  if constexpr (NR > 1) {
+    if (nr < NR) {
+      score_rows<NR - 1>(qp, nr, kp, vecs, pairs, sp, prefetch);
+      return;
+    }
+  }
+  switch (vecs) {
+    case 1:
+      score_block<NR, 1>(qp, kp, pairs, sp, prefetch);
+      break;
+    case 2:
+      score_block<NR, 2>(qp, kp, pairs, sp, prefetch);
+      break;
+    case 3:
+      score_block<NR, 3>(qp, kp, pairs, sp, prefetch);
+      break;
+    default:
+      score_block<NR, 4>(qp, kp, pairs, sp, prefetch);
+      break;
+  }
+}
+static_assert(kKeyVecs == 4, "score_rows dispatches 1 to 4 vectors of keys");
+
+// o = o * alpha + P V for NR queries (bf16 weight rows pp) over `pairs` key pairs, NC vectors of head
+// dims from c (vp: packed values, dim per pair): each element scaled once, then one chain over the
+// key pairs in order.
+template <int NR, int NC>
+NINFER_KERNEL_TARGET void value_block(const uint16_t* const* pp, const float* alpha, float* const* op,
+                                      const uint16_t* vp, int64_t dim, int64_t pairs, int64_t c) {
+  __m512 acc[NR][NC];
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i) {
+    const __m512 al = _mm512_set1_ps(alpha[i]);
+#pragma GCC unroll 4
+    for (int u = 0; u < NC; ++u) acc[i][u] = _mm512_mul_ps(_mm512_loadu_ps(op[i] + c + 16 * u), al);
+  }
+  for (int64_t jp = 0; jp < pairs; ++jp) {
+    __m512bh vv[NC];
+#pragma GCC unroll 4
+    for (int u = 0; u < NC; ++u) vv[u] = load_pairs(vp + (jp * dim + c + 16 * u) * 2);
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512bh w = broadcast_pair(pp[i] + 2 * jp);
+#pragma GCC unroll 4
+      for (int u = 0; u < NC; ++u) acc[i][u] = _mm512_dpbf16_ps(acc[i][u], w, vv[u]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i)
+#pragma GCC unroll 4
+    for (int u = 0; u < NC; ++u) _mm512_storeu_ps(op[i] + c + 16 * u, acc[i][u]);
+}
+
+template <int NR>
+NINFER_KERNEL_TARGET void value_rows(const uint16_t* const* pp, const float* alpha, float* const* op, int nr,
+                                     const uint16_t* vp, int64_t dim, int64_t pairs, TilePrefetch& prefetch) {
+  if constexpr (NR > 1) {
+    if (nr < NR) {
+      value_rows<NR - 1>(pp, alpha, op, nr, vp, dim, pairs, prefetch);
+      return;
+    }
+  }
+  int64_t c = 0;
+  for (; c + 16 * PC <= dim; c += 16 * PC) value_block<NR, PC>(pp, alpha, op, vp, dim, pairs, c);
+  for (; c < dim; c += 32) value_block<NR, 2>(pp, alpha, op, vp, dim, pairs, c);
+  prefetch.step();
+}
+
+}  // namespace
+
+NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
+  if (a.dim % 32 != 0) {
+    avx512::causal_attention(a);
+    return;
+  }
+  const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads, pairs = dim / 2;
+  // Scratch, within causal_attention_scratch_floats: fp32 outputs, scores and softmax state as the
+  // FMA kernel keeps them, then the packed tile and the bf16 queries and weights.
+  float* o = a.scratch;     // [query][dim]: unnormalised outputs
+  float* s = o + nq * dim;  // [query][T]: this tile's scores, then weights
+  float* mx = s + nq * T;
+  float* l = mx + nq;
+  float* alpha = l + nq;
+  auto* kp = reinterpret_cast<uint16_t*>((reinterpret_cast<uintptr_t>(alpha + nq) + 63) & ~uintptr_t{63});
+  uint16_t* vp = kp + T * dim;  // [T / 2][dim][2]
+  uint16_t* qb = vp + T * dim;  // [query][dim]
+  uint16_t* pb = qb + nq * dim;  // [query][T]
+  // The queries times scale and log2(e), so that the scores come in log2 units (the weights are powers
+  // of 2), rounded to bf16.
+  const __m512 qs = _mm512_set1_ps(a.scale * 1.44269504088896341f);
+  for (int64_t m = 0; m < nq; ++m) {
+    mx[m] = -__builtin_inff();
+    l[m] = 0.0f;
+    const float* q = a.q + (m / heads) * a.q_stride + (m % heads) * dim;
+    for (int64_t c = 0; c < dim; c += 32) {
+      const __m512 lo = _mm512_mul_ps(_mm512_loadu_ps(q + c), qs), hi = _mm512_mul_ps(_mm512_loadu_ps(q + c + 16), qs);
+      _mm512_storeu_si512(qb + m * dim + c, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+    }
+  }
+  for (int64_t i = 0; i < nq * dim; ++i) o[i] = 0.0f;
+
+  TilePrefetch prefetch;
+  prefetch.stride = a.v_stride * static_cast<int64_t>(sizeof(uint16_t));
+  prefetch.v_lines = (dim * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
+  prefetch.k_lines = (dim * T * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
+  const int64_t last = a.pos0 + a.rows - 1;  // the block reads keys [0, last]
+  for (int64_t t0 = 0; t0 <= last; t0 += T) {
+    const int64_t kcount = std::min(T, last + 1 - t0);
+    const int64_t m_first = std::max<int64_t>(0, t0 - a.pos0) * heads;  // queries that see this tile
+    const int vecs = static_cast<int>((kcount + 15) / 16);
+    pack_keys(a.k + t0 / T * a.k_block_stride, vecs, dim, kp);
+    pack_values(a.v + t0 / T * a.v_block_stride, a.v_stride, kcount, dim, vp);
+
+    // The next tile's lines, spread over this tile's score and value blocks (as the FMA kernel's
+    // widened path spreads them).
+    prefetch.stop();
+    if (t0 + T <= last) {
+      const int64_t next_count = std::min(T, last + 1 - (t0 + T));
+      prefetch.start(reinterpret_cast<const char*>(a.k + (t0 / T + 1) * a.k_block_stride),
+                     reinterpret_cast<const char*>(a.v + (t0 / T + 1) * a.v_block_stride),
+                     prefetch.k_lines + next_count * prefetch.v_lines);
+    } else if (a.next_k != nullptr) {
+      prefetch.start(reinterpret_cast<const char*>(a.next_k), reinterpret_cast<const char*>(a.next_v),
+                     prefetch.k_lines + std::min(T, a.next_count) * prefetch.v_lines);
+    }
+    const int64_t calls = (nq - m_first + SR - 1) / SR + (nq - m_first + PR - 1) / PR;
+    prefetch.per_call = (prefetch.end + calls - 1) / calls;
+
+    // Keys a query at row r sees in this tile; a block of queries computes the vectors its last sees.
+    auto sees = [&](int64_t m) { return std::min(kcount, a.pos0 + m / heads + 1 - t0); };
+    for (int64_t m = m_first; m < nq; m += SR) {
+      const int n = static_cast<int>(std::min<int64_t>(SR, nq - m));
+      const uint16_t* qp[SR];
+      float* sp[SR];
+      for (int i = 0; i < SR; ++i) {
+        const int64_t mi = std::min(m + i, nq - 1);
+        qp[i] = qb + mi * dim;
+        sp[i] = s + mi * T;
+      }
+      const int v = static_cast<int>((sees(m + n - 1) + 15) / 16);
+      score_rows<SR>(qp, n, kp, v, pairs, sp, prefetch);
+    }
+    for (int64_t m = m_first; m < nq; ++m) softmax_to_bf16(s + m * T, sees(m), vecs, mx[m], l[m], alpha[m], pb + m * T);
+    // o = o * alpha + P V, PR queries at a time over the key pairs the last of them sees.
+    for (int64_t m = m_first; m < nq; m += PR) {
+      const int n = static_cast<int>(std::min<int64_t>(PR, nq - m));
+      const uint16_t* pp[PR];
+      float* op[PR];
+      for (int i = 0; i < PR; ++i) {
+        const int64_t mi = std::min(m + i, nq - 1);
+        pp[i] = pb + mi * T;
+        op[i] = o + mi * dim;
+      }
+      value_rows<PR>(pp, alpha + m, op, n, vp, dim, (sees(m + n - 1) + 1) / 2, prefetch);
+    }
+  }
+
+  for (int64_t m = 0; m < nq; ++m) {
+    const __m512 inv = _mm512_set1_ps(1.0f / l[m]);
+    const float* om = o + m * dim;
+    float* out = a.out + (m / heads) * a.out_stride + (m % heads) * dim;
+    for (int64_t c = 0; c < dim; c += 16) _mm512_storeu_ps(out + c, _mm512_mul_ps(_mm512_loadu_ps(om + c), inv));
+  }
+}
+
+}  // namespace ninfer::models::kernels::avx512_bf16
+
+#pragma GCC diagnostic pop
