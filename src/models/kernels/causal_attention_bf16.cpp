@@ -46,7 +46,11 @@ using avx512::AV;
 namespace {
 
 constexpr int64_t T = kAttentionKeyTile;
-constexpr int kKeyVecs = static_cast<int>(T / 16);  // vectors of 16 keys in a tile
+// Keys per step: two cache blocks, so that each query's per-step work (its softmax's reductions and
+// rescale, its outputs' load, rescale and store) is paid once per 128 keys.
+constexpr int64_t ST = 2 * T;
+constexpr int kKeyVecs = static_cast<int>(ST / 16);  // vectors of 16 keys in a step
+constexpr int kBlockVecs = static_cast<int>(T / 16);  // in a cache block
 constexpr int SR = 6;                              // queries per score block: 6 x 4 sums
 constexpr int PR = 6, PC = 4;                      // queries x vectors of 16 head dims per value block
 static_assert(T % 32 == 0);
@@ -119,24 +123,39 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) __m512 exp2_weights(_
   return _mm512_maskz_scalef_ps(keep, _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f)), n);
 }
 
+// The next step's lines (its first cache block's K block and V rows, then its second's), spread over
+// this step's score and value blocks, as the FMA kernel's widened path spreads one tile's.
+struct StepPrefetch {
+  TilePrefetch first, second;
+  NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void step() {
+    if (first.next < first.end) {
+      first.step();
+    } else {
+      second.step();
+    }
+  }
+};
+
 // Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16).
 NINFER_KERNEL_TARGET inline __mmask16 first_lanes(int64_t n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
 }
 
-// One query's online-softmax step over its scores s (log2 units) of a tile of `vecs` vectors of
+// One query's online-softmax step over its scores s (log2 units) of a step of `vecs` vectors of
 // keys, of which it sees the first `valid`: the running max moves, the weights 2^(s - max) go to w
 // as bf16 (exact zeros past `valid`, to the end of the tile's vectors), and the running sum takes
 // their fp32 values, rescaled by alpha = 2^(old max - new max). Score lanes past `valid` are never
 // read: they may hold anything, the block's scores past its own keys included.
 NINFER_KERNEL_TARGET inline void softmax_to_bf16(const float* s, int64_t valid, int vecs, float& mx, float& l,
                                                  float& alpha, uint16_t* w) {
+  // Loops over the whole kKeyVecs, unrolled, so that x and e stay in registers.
   const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
   __m512 x[kKeyVecs];
   __mmask16 keep[kKeyVecs];
   __m512 vmax = ninf;
-  for (int u = 0; u < vecs; ++u) {
-    keep[u] = first_lanes(valid - 16 * u);
+#pragma GCC unroll 8
+  for (int u = 0; u < kKeyVecs; ++u) {
+    keep[u] = u < vecs ? first_lanes(valid - 16 * u) : __mmask16(0);
     x[u] = _mm512_mask_loadu_ps(ninf, keep[u], s + 16 * u);
     vmax = _mm512_max_ps(vmax, x[u]);
   }
@@ -145,16 +164,20 @@ NINFER_KERNEL_TARGET inline void softmax_to_bf16(const float* s, int64_t valid, 
   const __m512 mv = _mm512_set1_ps(m);
   __m512 sum = _mm512_setzero_ps();
   __m512 e[kKeyVecs];
-  for (int u = 0; u < vecs; ++u) {
+#pragma GCC unroll 8
+  for (int u = 0; u < kKeyVecs; ++u) {
     e[u] = exp2_weights(keep[u], _mm512_sub_ps(x[u], mv));
     sum = _mm512_add_ps(sum, e[u]);
   }
-  int u = 0;
-  for (; u + 2 <= vecs; u += 2) {
-    _mm512_storeu_si512(w + 16 * u, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(e[u + 1], e[u])));
+#pragma GCC unroll 4
+  for (int u = 0; u < kKeyVecs; u += 2) {
+    if (u + 2 <= vecs) {
+      _mm512_storeu_si512(w + 16 * u, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(e[u + 1], e[u])));
+    } else if (u < vecs) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(e[u])));
+    }
   }
-  if (u < vecs) _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(e[u])));
-  // 0 on the first tile (mx = -inf); the sums start at +0.
+  // 0 on the first step (mx = -inf); the sums start at +0.
   alpha = mx == -__builtin_inff() ? 0.0f : _mm512_cvtss_f32(exp2_weights(1, _mm512_set1_ps(mx - m)));
   l = l * alpha + _mm512_reduce_add_ps(sum);
   mx = m;
@@ -164,7 +187,7 @@ NINFER_KERNEL_TARGET inline void softmax_to_bf16(const float* s, int64_t valid, 
 // packed) into sp: each one chain over the head-dim pairs in order.
 template <int NR, int NV>
 NINFER_KERNEL_TARGET void score_block(const uint16_t* const* qp, const uint16_t* kp, int64_t pairs,
-                                      float* const* sp, TilePrefetch& prefetch) {
+                                      float* const* sp, StepPrefetch& prefetch) {
   __m512 acc[NR][NV];
 #pragma GCC unroll 8
   for (int i = 0; i < NR; ++i)
@@ -190,7 +213,7 @@ NINFER_KERNEL_TARGET void score_block(const uint16_t* const* qp, const uint16_t*
 
 template <int NR>
 NINFER_KERNEL_TARGET void score_rows(const uint16_t* const* qp, int nr, const uint16_t* kp, int vecs, int64_t pairs,
-                                     float* const* sp, TilePrefetch& prefetch) {
+                                     float* const* sp, StepPrefetch& prefetch) {
   if constexpr (NR > 1) {
     if (nr < NR) {
       score_rows<NR - 1>(qp, nr, kp, vecs, pairs, sp, prefetch);
@@ -212,7 +235,7 @@ NINFER_KERNEL_TARGET void score_rows(const uint16_t* const* qp, int nr, const ui
       break;
   }
 }
-static_assert(kKeyVecs == 4, "score_rows dispatches 1 to 4 vectors of keys");
+static_assert(kBlockVecs == 4, "score_rows dispatches 1 to 4 vectors of a block's keys");
 
 // o = o * alpha + P V for NR queries (bf16 weight rows pp) over `pairs` key pairs, NC vectors of head
 // dims from c (vp: packed values, dim per pair): each element scaled once, then one chain over the
@@ -246,7 +269,7 @@ NINFER_KERNEL_TARGET void value_block(const uint16_t* const* pp, const float* al
 
 template <int NR>
 NINFER_KERNEL_TARGET void value_rows(const uint16_t* const* pp, const float* alpha, float* const* op, int nr,
-                                     const uint16_t* vp, int64_t dim, int64_t pairs, TilePrefetch& prefetch) {
+                                     const uint16_t* vp, int64_t dim, int64_t pairs, StepPrefetch& prefetch) {
   if constexpr (NR > 1) {
     if (nr < NR) {
       value_rows<NR - 1>(pp, alpha, op, nr, vp, dim, pairs, prefetch);
@@ -259,25 +282,20 @@ NINFER_KERNEL_TARGET void value_rows(const uint16_t* const* pp, const float* alp
   prefetch.step();
 }
 
-}  // namespace
-
-NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
-  if (a.dim % 32 != 0) {
-    avx512::causal_attention(a);
-    return;
-  }
+NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
   const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads, pairs = dim / 2;
   // Scratch, within causal_attention_scratch_floats: fp32 outputs, scores and softmax state as the
   // FMA kernel keeps them, then the packed tile and the bf16 queries and weights.
   float* o = a.scratch;     // [query][dim]: unnormalised outputs
-  float* s = o + nq * dim;  // [query][T]: this tile's scores, then weights
-  float* mx = s + nq * T;
+  float* s = o + nq * dim;  // [query][ST]: this step's scores
+  float* mx = s + nq * ST;
   float* l = mx + nq;
   float* alpha = l + nq;
+  // [block][dim / 2][T][2]: the step's keys, a cache block at a time
   auto* kp = reinterpret_cast<uint16_t*>((reinterpret_cast<uintptr_t>(alpha + nq) + 63) & ~uintptr_t{63});
-  uint16_t* vp = kp + T * dim;  // [T / 2][dim][2]
-  uint16_t* qb = vp + T * dim;  // [query][dim]
-  uint16_t* pb = qb + nq * dim;  // [query][T]
+  uint16_t* vp = kp + ST * dim;  // [ST / 2][dim][2]: its values
+  uint16_t* qb = vp + ST * dim;  // [query][dim]
+  uint16_t* pb = qb + nq * dim;  // [query][ST]: its weights
   // The queries times scale and log2(e), so that the scores come in log2 units (the weights are powers
   // of 2), rounded to bf16.
   const __m512 qs = _mm512_set1_ps(a.scale * 1.44269504088896341f);
@@ -292,34 +310,43 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
   }
   for (int64_t i = 0; i < nq * dim; ++i) o[i] = 0.0f;
 
-  TilePrefetch prefetch;
-  prefetch.stride = a.v_stride * static_cast<int64_t>(sizeof(uint16_t));
-  prefetch.v_lines = (dim * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
-  prefetch.k_lines = (dim * T * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
+  StepPrefetch prefetch;
+  for (TilePrefetch* p : {&prefetch.first, &prefetch.second}) {
+    p->stride = a.v_stride * static_cast<int64_t>(sizeof(uint16_t));
+    p->v_lines = (dim * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
+    p->k_lines = (dim * T * static_cast<int64_t>(sizeof(uint16_t)) + 63) / 64;
+  }
+  auto block_k = [&](int64_t t) { return reinterpret_cast<const char*>(a.k + t / T * a.k_block_stride); };
+  auto block_v = [&](int64_t t) { return reinterpret_cast<const char*>(a.v + t / T * a.v_block_stride); };
   const int64_t last = a.pos0 + a.rows - 1;  // the block reads keys [0, last]
-  for (int64_t t0 = 0; t0 <= last; t0 += T) {
-    const int64_t kcount = std::min(T, last + 1 - t0);
-    const int64_t m_first = std::max<int64_t>(0, t0 - a.pos0) * heads;  // queries that see this tile
+  for (int64_t t0 = 0; t0 <= last; t0 += ST) {
+    const int64_t kcount = std::min(ST, last + 1 - t0);
+    const int64_t m_first = std::max<int64_t>(0, t0 - a.pos0) * heads;  // queries that see this step
     const int vecs = static_cast<int>((kcount + 15) / 16);
-    pack_keys(a.k + t0 / T * a.k_block_stride, vecs, dim, kp);
-    pack_values(a.v + t0 / T * a.v_block_stride, a.v_stride, kcount, dim, vp);
-
-    // The next tile's lines, spread over this tile's score and value blocks (as the FMA kernel's
-    // widened path spreads them).
-    prefetch.stop();
-    if (t0 + T <= last) {
-      const int64_t next_count = std::min(T, last + 1 - (t0 + T));
-      prefetch.start(reinterpret_cast<const char*>(a.k + (t0 / T + 1) * a.k_block_stride),
-                     reinterpret_cast<const char*>(a.v + (t0 / T + 1) * a.v_block_stride),
-                     prefetch.k_lines + next_count * prefetch.v_lines);
-    } else if (a.next_k != nullptr) {
-      prefetch.start(reinterpret_cast<const char*>(a.next_k), reinterpret_cast<const char*>(a.next_v),
-                     prefetch.k_lines + std::min(T, a.next_count) * prefetch.v_lines);
+    for (int64_t b = 0; b * T < kcount; ++b) {
+      const int64_t count = std::min(T, kcount - b * T);
+      pack_keys(a.k + (t0 / T + b) * a.k_block_stride, static_cast<int>((count + 15) / 16), dim, kp + b * T * dim);
+      pack_values(a.v + (t0 / T + b) * a.v_block_stride, a.v_stride, count, dim, vp + b * T * dim);
     }
-    const int64_t calls = (nq - m_first + SR - 1) / SR + (nq - m_first + PR - 1) / PR;
-    prefetch.per_call = (prefetch.end + calls - 1) / calls;
 
-    // Keys a query at row r sees in this tile; a block of queries computes the vectors its last sees.
+    prefetch.first.stop();
+    prefetch.second.stop();
+    if (t0 + ST <= last) {
+      for (int64_t b = 0; b < 2 && t0 + ST + b * T <= last; ++b) {
+        const int64_t t = t0 + ST + b * T, count = std::min(T, last + 1 - t);
+        TilePrefetch& p = b == 0 ? prefetch.first : prefetch.second;
+        p.start(block_k(t), block_v(t), p.k_lines + count * p.v_lines);
+      }
+    } else if (a.next_k != nullptr) {
+      prefetch.first.start(reinterpret_cast<const char*>(a.next_k), reinterpret_cast<const char*>(a.next_v),
+                           prefetch.first.k_lines + std::min(T, a.next_count) * prefetch.first.v_lines);
+    }
+    const int64_t calls = 2 * ((nq - m_first + SR - 1) / SR) + (nq - m_first + PR - 1) / PR;
+    const int64_t per_call = (prefetch.first.end + prefetch.second.end + calls - 1) / calls;
+    prefetch.first.per_call = prefetch.second.per_call = per_call;
+
+    // Keys the query m sees in this step; a block of queries computes the vectors its last sees, a
+    // cache block at a time.
     auto sees = [&](int64_t m) { return std::min(kcount, a.pos0 + m / heads + 1 - t0); };
     for (int64_t m = m_first; m < nq; m += SR) {
       const int n = static_cast<int>(std::min<int64_t>(SR, nq - m));
@@ -328,12 +355,17 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       for (int i = 0; i < SR; ++i) {
         const int64_t mi = std::min(m + i, nq - 1);
         qp[i] = qb + mi * dim;
-        sp[i] = s + mi * T;
+        sp[i] = s + mi * ST;
       }
       const int v = static_cast<int>((sees(m + n - 1) + 15) / 16);
-      score_rows<SR>(qp, n, kp, v, pairs, sp, prefetch);
+      for (int b = 0; b * kBlockVecs < v; ++b) {
+        float* spb[SR];
+        for (int i = 0; i < SR; ++i) spb[i] = sp[i] + b * T;
+        const int bv = std::min(v - b * kBlockVecs, kBlockVecs);
+        score_rows<SR>(qp, n, kp + b * T * dim, bv, pairs, spb, prefetch);
+      }
     }
-    for (int64_t m = m_first; m < nq; ++m) softmax_to_bf16(s + m * T, sees(m), vecs, mx[m], l[m], alpha[m], pb + m * T);
+    for (int64_t m = m_first; m < nq; ++m) softmax_to_bf16(s + m * ST, sees(m), vecs, mx[m], l[m], alpha[m], pb + m * ST);
     // o = o * alpha + P V, PR queries at a time over the key pairs the last of them sees.
     for (int64_t m = m_first; m < nq; m += PR) {
       const int n = static_cast<int>(std::min<int64_t>(PR, nq - m));
@@ -341,7 +373,7 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
       float* op[PR];
       for (int i = 0; i < PR; ++i) {
         const int64_t mi = std::min(m + i, nq - 1);
-        pp[i] = pb + mi * T;
+        pp[i] = pb + mi * ST;
         op[i] = o + mi * dim;
       }
       value_rows<PR>(pp, alpha + m, op, n, vp, dim, (sees(m + n - 1) + 1) / 2, prefetch);
@@ -353,6 +385,16 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
     const float* om = o + m * dim;
     float* out = a.out + (m / heads) * a.out_stride + (m % heads) * dim;
     for (int64_t c = 0; c < dim; c += 16) _mm512_storeu_ps(out + c, _mm512_mul_ps(_mm512_loadu_ps(om + c), inv));
+  }
+}
+
+}  // namespace
+
+NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
+  if (a.dim % 32 != 0) {
+    avx512::causal_attention(a);
+  } else {
+    attend(a);
   }
 }
 
