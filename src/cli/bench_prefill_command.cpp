@@ -306,6 +306,7 @@ int run_prefill(const PrefillArgs& a) {
     nlohmann::ordered_json out;
     out["tokens"] = a.tokens;
     out["repeats"] = a.repeats;
+    out["prompt_attention"] = prompt_attention_name(a.prompt_attention);  // as asked; "model" says what ran
     if (a.streams > 0) {
       out["interleaving"] = interleaving(a, path);
     } else {
