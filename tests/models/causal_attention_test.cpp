@@ -161,6 +161,26 @@ struct Shape {
   int64_t heads, dim, pos0, rows;
 };
 
+// The largest |output - oracle| over a block's rows (those of long blocks by sample: the oracle
+// costs a pass over the context per row), infinite where an output is not a number; `magnitude` as
+// Sequence::reference gives it.
+double worst_error(const Sequence& seq, const std::vector<float>& out, const Shape& sh, double scale,
+                   double& magnitude, bool bf16_inputs = false) {
+  double worst = 0.0;
+  for (int64_t r = 0; r < sh.rows; ++r) {
+    if (sh.rows > 8 && r % 5 != 0 && r != sh.rows - 1) continue;
+    const int64_t pos = sh.pos0 + r;
+    for (int64_t h = 0; h < sh.heads; ++h) {
+      const std::vector<double> want = seq.reference(pos, h, scale, magnitude, bf16_inputs);
+      for (int64_t c = 0; c < sh.dim; ++c) {
+        const double e = std::fabs(out[pos * seq.q_stride + h * sh.dim + c] - want[c]);
+        worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+      }
+    }
+  }
+  return worst;
+}
+
 TEST(CausalAttention, MatchesDoubleOverOddShapes) {
   // Block ends that fall inside, at and just past key tiles; 1 to 64 query rows; GQA groups of 1 to 8;
   // head dims of the vector widths and not; contexts up to 8k. The outputs are convex combinations of
@@ -178,18 +198,8 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
         const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 31 + sh.pos0));
         std::vector<float> out(seq.q.size(), NAN);
         seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
-        double worst = 0.0, magnitude = 0.0;
-        for (int64_t r = 0; r < sh.rows; ++r) {
-          // Rows of long blocks by sample: the FP64 oracle costs a pass over the context per row.
-          if (sh.rows > 8 && r % 5 != 0 && r != sh.rows - 1) continue;
-          const int64_t pos = sh.pos0 + r;
-          for (int64_t h = 0; h < sh.heads; ++h) {
-            const std::vector<double> want = seq.reference(pos, h, scale, magnitude);
-            for (int64_t c = 0; c < sh.dim; ++c) {
-              worst = std::max(worst, std::fabs(out[pos * seq.q_stride + h * sh.dim + c] - want[c]));
-            }
-          }
-        }
+        double magnitude = 0.0;
+        const double worst = worst_error(seq, out, sh, scale, magnitude);
         EXPECT_LE(worst, kt.tolerance(magnitude)) << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 "
                                << sh.pos0 << " rows " << sh.rows << " scale " << scale;
       }
@@ -200,9 +210,8 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
 TEST(CausalAttention, Bf16PromptKernelIsExactButForItsRoundings) {
   // Against the oracle fed the same bf16 queries, keys and values, what is left is the weights'
   // rounding to bf16 (2^-9 of each, so of the output's scale: values within 1; with the exp's 2^-13)
-  // and fp32's: a bound
-  // 10-20x tighter than bf16_tolerance's, which a key or value paired with the wrong partner, or a
-  // weight of the wrong key, would break.
+  // and fp32's: a bound 10-20x tighter than bf16_tolerance's, which a key or value paired with the
+  // wrong partner, or a weight of the wrong key, would break.
   const int64_t T = kernels::kAttentionKeyTile;
   const Shape shapes[] = {{2, 128, 0, 64}, {8, 128, 0, 37}, {1, 128, 2 * T - 3, 64}, {8, 64, 1000, 17},
                           {2, 128, 2047, 3}, {2, 96, 300, 48}, {2, 128, 8190, 2}};
@@ -216,18 +225,8 @@ TEST(CausalAttention, Bf16PromptKernelIsExactButForItsRoundings) {
         const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 17 + sh.pos0));
         std::vector<float> out(seq.q.size(), NAN);
         seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
-        double worst = 0.0, magnitude = 0.0;
-        for (int64_t r = 0; r < sh.rows; r += (r % 7 == 0 ? 1 : 3)) {
-          const int64_t pos = sh.pos0 + r;
-          for (int64_t h = 0; h < sh.heads; ++h) {
-            const std::vector<double> want = seq.reference(pos, h, scale, magnitude, /*bf16_inputs=*/true);
-            for (int64_t c = 0; c < sh.dim; ++c) {
-              const double got = out[pos * seq.q_stride + h * sh.dim + c];
-              ASSERT_TRUE(std::isfinite(got)) << kt.name << " pos " << pos;
-              worst = std::max(worst, std::fabs(got - want[c]));
-            }
-          }
-        }
+        double magnitude = 0.0;
+        const double worst = worst_error(seq, out, sh, scale, magnitude, /*bf16_inputs=*/true);
         EXPECT_LE(worst, tolerance(magnitude) + std::ldexp(1.0, -8))
             << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 " << sh.pos0 << " rows " << sh.rows
             << " scale " << scale;
@@ -248,15 +247,8 @@ TEST(CausalAttention, SharpScoresStayFinite) {
     }
     std::vector<float> out(seq.q.size(), NAN);
     seq.attend(kt, 0, seq.length, 3.0f, out);
-    double worst = 0.0, magnitude = 0.0;
-    for (int64_t pos = 0; pos < seq.length; pos += 7) {
-      for (int64_t h = 0; h < seq.heads; ++h) {
-        const std::vector<double> want = seq.reference(pos, h, 3.0, magnitude);
-        for (int64_t c = 0; c < seq.dim; ++c) {
-          worst = std::max(worst, std::fabs(out[pos * seq.q_stride + h * seq.dim + c] - want[c]));
-        }
-      }
-    }
+    double magnitude = 0.0;
+    const double worst = worst_error(seq, out, {seq.heads, seq.dim, 0, seq.length}, 3.0, magnitude);
     EXPECT_LE(worst, kt.tolerance(magnitude)) << kt.name << " magnitude " << magnitude;
   }
 }
