@@ -61,13 +61,13 @@ inline int64_t attention_tile_stride(int64_t dim) {
 // the tile's keys and values as bf16 parts in the same room, and adds 16 padding rows of scores, the
 // bf16 parts of the queries and of their weights (two each, with the padding rows), two 16 x 32
 // tiles of sums, and room to align them. The bf16 instance takes two tiles a step: per query its
-// accumulator, 2T scores and the three scalars, then two tiles' keys and values, the queries and 2T
-// weights as bf16 (what `bf16` counts; within the others for head dims of 128 and more).
+// accumulator and the three scalars, then two tiles' keys and values, the queries and 2T weights as
+// bf16 (what `bf16` counts; within the others for every head dim of 32 and more).
 inline int64_t causal_attention_scratch_floats(int64_t rows, int64_t heads, int64_t dim) {
   const int64_t T = kAttentionKeyTile, nq = rows * heads;
   const int64_t vector = nq * (dim + T + 3) + 16 + T * (dim + attention_tile_stride(dim));
   const int64_t tiles = 16 * T + (2 * (nq + 16) * (dim + T) + 1) / 2 + 32 * 32 + 64;
-  const int64_t bf16 = nq * (dim + 2 * T + 3) + 16 + 2 * T * dim + (nq * (dim + 2 * T) + 1) / 2;
+  const int64_t bf16 = nq * (dim + 3) + 16 + 2 * T * dim + (nq * (dim + 2 * T) + 1) / 2;
   return std::max(vector + tiles, bf16);
 }
 

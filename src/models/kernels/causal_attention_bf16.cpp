@@ -1,25 +1,29 @@
 // AVX512-BF16 instance of the causal attention kernel, for prompt positions of models that accept bf16
-// products in attention (Qwen3ModelOptions::attention; by default Q8_0 weights, whose every matmul
-// already rounds its activations to 8-bit blocks): both products of a key tile, the scores Q K^T and
-// the weighted values P V, take VDPBF16PS, which multiplies pairs of bf16 into fp32 sums, 32 products
-// an instruction against an FMA's 16. Long prompts spend most of their growth in these products, and
-// the FMA kernel already runs them near the core's fp32 peak (docs/models.md, "bf16 attention").
+// products in attention (Qwen3ModelOptions::prompt_attention; by default Q8_0 weights, whose every
+// matmul already rounds its activations to 8-bit blocks): both products of a key tile, the scores
+// Q K^T and the weighted values P V, take VDPBF16PS, which multiplies pairs of bf16 into fp32 sums,
+// 32 products an instruction against an FMA's 16. Long prompts spend most of their growth in these
+// products, and the FMA kernel already runs them near the core's fp32 peak (docs/models.md, "bf16
+// products for prompt positions").
 //
-// What is rounded: each query, key, value and softmax weight to bf16 (8 significant bits, to
-// nearest), once; the sums, the running max and sum of the softmax, and the output stay fp32. A score
-// then moves by at most 2^-8 of scale * sum_c |q_c k_c|, and each output by at most twice that plus
-// 2^-8 of the values' size (the weights' and the values' own roundings). The f16 cache's keys and
-// values hold 11 bits, so this is a coarser contract than the FMA kernel's or AMX's (bf16x3, within a
-// quarter of the cache's rounding), and a model chooses it (simd_kernels.h, bf16_prompt_attention).
+// What is rounded: each query (times scale and log2(e)), key, value and softmax weight to bf16 (8
+// significant bits, to nearest), once; the sums, the running max and sum of the softmax, and the
+// output stay fp32. A score then moves by at most 2^-8 of scale * sum_c |q_c k_c|, and each output
+// by at most twice that plus 2^-8 of the values' size (the weights' and the values' own roundings).
+// The f16 cache's keys and values hold 11 bits, so this is a coarser contract than the FMA kernel's
+// or AMX's (bf16x3, within a quarter of the cache's rounding), and a model chooses it (simd_kernels.h,
+// bf16_prompt_attention).
 //
-// The layouts VDPBF16PS wants, pairs along the sum's index: a tile's keys become [dim / 2][T][2] (a
-// vector is 16 keys' values at two adjacent head dims), its values [T / 2][dim][2] (16 head dims of
-// two adjacent keys), a query's bf16 row is already pairs of head dims, and its weights pairs of
-// keys. Pairs start at even absolute positions (tiles start at multiples of T), every score is one
-// chain over the head-dim pairs in order and every output one chain over the key pairs in order, and
-// a weight past a query's keys is exactly 0: a query's output depends on its position and its inputs,
-// bit for bit, however its block is cut, as the header promises. Head dims that are not a multiple
-// of 32 take the AVX-512 FMA kernel.
+// The layouts VDPBF16PS wants, pairs along the sum's index: a cache block's keys become
+// [dim / 2][T][2] (a vector is 16 keys' values at two adjacent head dims), its values [T / 2][dim][2]
+// (16 head dims of two adjacent keys), a query's bf16 row is already pairs of head dims, and its
+// weights pairs of keys. A step takes two cache blocks: 3 queries' scores over its 128 keys fill 24
+// registers, and each query's softmax step runs on them there, writing bf16 weights; then the values,
+// 6 queries x 64 head dims at a time. Pairs start at even absolute positions and steps at multiples
+// of 2T, every score is one chain over the head-dim pairs in order and every output one chain over
+// the key pairs in order, and a weight past a query's keys is exactly 0: a query's output depends on
+// its position and its inputs, bit for bit, however its block is cut, as the header promises. Head
+// dims that are not a multiple of 32 take the AVX-512 FMA kernel.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -51,7 +55,6 @@ constexpr int64_t T = kAttentionKeyTile;
 constexpr int64_t ST = 2 * T;
 constexpr int kKeyVecs = static_cast<int>(ST / 16);  // vectors of 16 keys in a step
 constexpr int kBlockVecs = static_cast<int>(T / 16);  // in a cache block
-constexpr int SR = 6;                              // queries per score block: 6 x 4 sums
 constexpr int PR = 6, PC = 4;                      // queries x vectors of 16 head dims per value block
 static_assert(T % 32 == 0);
 
@@ -141,101 +144,109 @@ NINFER_KERNEL_TARGET inline __mmask16 first_lanes(int64_t n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
 }
 
-// One query's online-softmax step over its scores s (log2 units) of a step of `vecs` vectors of
-// keys, of which it sees the first `valid`: the running max moves, the weights 2^(s - max) go to w
-// as bf16 (exact zeros past `valid`, to the end of the tile's vectors), and the running sum takes
-// their fp32 values, rescaled by alpha = 2^(old max - new max). Score lanes past `valid` are never
-// read: they may hold anything, the block's scores past its own keys included.
-NINFER_KERNEL_TARGET inline void softmax_to_bf16(const float* s, int64_t valid, int vecs, float& mx, float& l,
-                                                 float& alpha, uint16_t* w) {
-  // Loops over the whole kKeyVecs, unrolled, so that x and e stay in registers.
+// One query's online-softmax step on its scores in registers (x: the step's first NV vectors of
+// keys, log2 units), of which it sees the first `valid`: the running max moves, the weights
+// 2^(x - max) go to w as bf16 over the step's `vecs` vectors (exact zeros past `valid`), and the
+// running sum takes their fp32 values, rescaled by alpha = 2^(old max - new max). Lanes past
+// `valid` are never used.
+template <int NV>
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_in_registers(const __m512* x, int64_t valid,
+                                                                                    int vecs, float& mx, float& l,
+                                                                                    float& alpha, uint16_t* w) {
   const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
-  __m512 x[kKeyVecs];
-  __mmask16 keep[kKeyVecs];
+  __mmask16 keep[NV];
   __m512 vmax = ninf;
 #pragma GCC unroll 8
-  for (int u = 0; u < kKeyVecs; ++u) {
-    keep[u] = u < vecs ? first_lanes(valid - 16 * u) : __mmask16(0);
-    x[u] = _mm512_mask_loadu_ps(ninf, keep[u], s + 16 * u);
-    vmax = _mm512_max_ps(vmax, x[u]);
+  for (int u = 0; u < NV; ++u) {
+    keep[u] = first_lanes(valid - 16 * u);
+    vmax = _mm512_mask_max_ps(vmax, keep[u], vmax, x[u]);
   }
   const float tile_max = _mm512_reduce_max_ps(vmax);
   const float m = tile_max > mx ? tile_max : mx;
   const __m512 mv = _mm512_set1_ps(m);
   __m512 sum = _mm512_setzero_ps();
-  __m512 e[kKeyVecs];
+  __m512 e[NV];
 #pragma GCC unroll 8
-  for (int u = 0; u < kKeyVecs; ++u) {
+  for (int u = 0; u < NV; ++u) {
     e[u] = exp2_weights(keep[u], _mm512_sub_ps(x[u], mv));
     sum = _mm512_add_ps(sum, e[u]);
   }
 #pragma GCC unroll 4
-  for (int u = 0; u < kKeyVecs; u += 2) {
-    if (u + 2 <= vecs) {
-      _mm512_storeu_si512(w + 16 * u, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(e[u + 1], e[u])));
-    } else if (u < vecs) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(e[u])));
+  for (int u = 0; u < NV; u += 2) {
+    if constexpr (NV % 2 == 1) {
+      if (u + 1 == NV) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(e[u])));
+        break;
+      }
     }
+    _mm512_storeu_si512(w + 16 * u, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(e[u + 1], e[u])));
   }
+  for (int u = NV; u < vecs; ++u) _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 16 * u), _mm256_setzero_si256());
   // 0 on the first step (mx = -inf); the sums start at +0.
   alpha = mx == -__builtin_inff() ? 0.0f : _mm512_cvtss_f32(exp2_weights(1, _mm512_set1_ps(mx - m)));
   l = l * alpha + _mm512_reduce_add_ps(sum);
   mx = m;
 }
 
-// Scores of NR queries (bf16 rows qp, scaled) against the tile's first NV vectors of keys (kp,
-// packed) into sp: each one chain over the head-dim pairs in order.
+// Scores of NR queries (bf16 rows qp, scaled) against the step's first NV vectors of keys (kp: its
+// packed blocks, T * dim apart), each one chain over the head-dim pairs in order, then each query's
+// softmax step on them while they are in registers (m: the queries' index, for their state).
+constexpr int FR = 3;  // queries per fused block: 3 x 8 sums, the 3 queries' pairs and one key vector
 template <int NR, int NV>
-NINFER_KERNEL_TARGET void score_block(const uint16_t* const* qp, const uint16_t* kp, int64_t pairs,
-                                      float* const* sp, StepPrefetch& prefetch) {
+NINFER_KERNEL_TARGET void score_softmax_block(const uint16_t* const* qp, const uint16_t* kp, int64_t dim,
+                                              const int64_t* valid, int vecs, float* mx, float* l, float* alpha,
+                                              uint16_t* const* wp, StepPrefetch& prefetch) {
   __m512 acc[NR][NV];
-#pragma GCC unroll 8
+#pragma GCC unroll 4
   for (int i = 0; i < NR; ++i)
-#pragma GCC unroll 4
-    for (int u = 0; u < NV; ++u) acc[i][u] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < pairs; ++p) {
-    __m512bh kv[NV];
-#pragma GCC unroll 4
-    for (int u = 0; u < NV; ++u) kv[u] = load_pairs(kp + (p * T + 16 * u) * 2);
 #pragma GCC unroll 8
-    for (int i = 0; i < NR; ++i) {
-      const __m512bh q = broadcast_pair(qp[i] + 2 * p);
+    for (int u = 0; u < NV; ++u) acc[i][u] = _mm512_setzero_ps();
+  const int64_t pairs = dim / 2;
+  for (int64_t p = 0; p < pairs; ++p) {
+    __m512bh q[NR];
 #pragma GCC unroll 4
-      for (int u = 0; u < NV; ++u) acc[i][u] = _mm512_dpbf16_ps(acc[i][u], q, kv[u]);
+    for (int i = 0; i < NR; ++i) q[i] = broadcast_pair(qp[i] + 2 * p);
+#pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) {
+      const __m512bh kv = load_pairs(kp + (u / kBlockVecs) * T * dim + (p * T + 16 * (u % kBlockVecs)) * 2);
+#pragma GCC unroll 4
+      for (int i = 0; i < NR; ++i) acc[i][u] = _mm512_dpbf16_ps(acc[i][u], q[i], kv);
     }
   }
   prefetch.step();
-#pragma GCC unroll 8
-  for (int i = 0; i < NR; ++i)
 #pragma GCC unroll 4
-    for (int u = 0; u < NV; ++u) _mm512_storeu_ps(sp[i] + 16 * u, acc[i][u]);
+  for (int i = 0; i < NR; ++i) softmax_in_registers<NV>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
 }
 
 template <int NR>
-NINFER_KERNEL_TARGET void score_rows(const uint16_t* const* qp, int nr, const uint16_t* kp, int vecs, int64_t pairs,
-                                     float* const* sp, StepPrefetch& prefetch) {
+NINFER_KERNEL_TARGET void score_softmax_rows(const uint16_t* const* qp, int nr, const uint16_t* kp, int64_t dim,
+                                             const int64_t* valid, int v, int vecs, float* mx, float* l, float* alpha,
+                                             uint16_t* const* wp, StepPrefetch& prefetch) {
   if constexpr (NR > 1) {
     if (nr < NR) {
-      score_rows<NR - 1>(qp, nr, kp, vecs, pairs, sp, prefetch);
+      score_softmax_rows<NR - 1>(qp, nr, kp, dim, valid, v, vecs, mx, l, alpha, wp, prefetch);
       return;
     }
   }
-  switch (vecs) {
-    case 1:
-      score_block<NR, 1>(qp, kp, pairs, sp, prefetch);
-      break;
-    case 2:
-      score_block<NR, 2>(qp, kp, pairs, sp, prefetch);
-      break;
-    case 3:
-      score_block<NR, 3>(qp, kp, pairs, sp, prefetch);
-      break;
+  switch (v) {
+#define NINFER_CASE(n) \
+  case n:              \
+    score_softmax_block<NR, n>(qp, kp, dim, valid, vecs, mx, l, alpha, wp, prefetch); \
+    break;
+    NINFER_CASE(1)
+    NINFER_CASE(2)
+    NINFER_CASE(3)
+    NINFER_CASE(4)
+    NINFER_CASE(5)
+    NINFER_CASE(6)
+    NINFER_CASE(7)
     default:
-      score_block<NR, 4>(qp, kp, pairs, sp, prefetch);
+      score_softmax_block<NR, 8>(qp, kp, dim, valid, vecs, mx, l, alpha, wp, prefetch);
       break;
+#undef NINFER_CASE
   }
 }
-static_assert(kBlockVecs == 4, "score_rows dispatches 1 to 4 vectors of a block's keys");
+static_assert(kKeyVecs == 8, "score_softmax_rows dispatches 1 to 8 vectors of a step's keys");
 
 // o = o * alpha + P V for NR queries (bf16 weight rows pp) over `pairs` key pairs, NC vectors of head
 // dims from c (vp: packed values, dim per pair): each element scaled once, then one chain over the
@@ -283,12 +294,11 @@ NINFER_KERNEL_TARGET void value_rows(const uint16_t* const* pp, const float* alp
 }
 
 NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
-  const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads, pairs = dim / 2;
-  // Scratch, within causal_attention_scratch_floats: fp32 outputs, scores and softmax state as the
-  // FMA kernel keeps them, then the packed tile and the bf16 queries and weights.
+  const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads;
+  // Scratch (causal_attention_scratch_floats): fp32 outputs and softmax state, then the step's
+  // packed keys and values and the bf16 queries and weights.
   float* o = a.scratch;     // [query][dim]: unnormalised outputs
-  float* s = o + nq * dim;  // [query][ST]: this step's scores
-  float* mx = s + nq * ST;
+  float* mx = o + nq * dim;
   float* l = mx + nq;
   float* alpha = l + nq;
   // [block][dim / 2][T][2]: the step's keys, a cache block at a time
@@ -341,31 +351,27 @@ NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
       prefetch.first.start(reinterpret_cast<const char*>(a.next_k), reinterpret_cast<const char*>(a.next_v),
                            prefetch.first.k_lines + std::min(T, a.next_count) * prefetch.first.v_lines);
     }
-    const int64_t calls = 2 * ((nq - m_first + SR - 1) / SR) + (nq - m_first + PR - 1) / PR;
+    const int64_t calls = (nq - m_first + FR - 1) / FR + (nq - m_first + PR - 1) / PR;
     const int64_t per_call = (prefetch.first.end + prefetch.second.end + calls - 1) / calls;
     prefetch.first.per_call = prefetch.second.per_call = per_call;
 
     // Keys the query m sees in this step; a block of queries computes the vectors its last sees, a
     // cache block at a time.
     auto sees = [&](int64_t m) { return std::min(kcount, a.pos0 + m / heads + 1 - t0); };
-    for (int64_t m = m_first; m < nq; m += SR) {
-      const int n = static_cast<int>(std::min<int64_t>(SR, nq - m));
-      const uint16_t* qp[SR];
-      float* sp[SR];
-      for (int i = 0; i < SR; ++i) {
+    for (int64_t m = m_first; m < nq; m += FR) {
+      const int n = static_cast<int>(std::min<int64_t>(FR, nq - m));
+      const uint16_t* qp[FR];
+      uint16_t* wp[FR];
+      int64_t valid[FR];
+      for (int i = 0; i < FR; ++i) {
         const int64_t mi = std::min(m + i, nq - 1);
         qp[i] = qb + mi * dim;
-        sp[i] = s + mi * ST;
+        wp[i] = pb + mi * ST;
+        valid[i] = sees(mi);
       }
       const int v = static_cast<int>((sees(m + n - 1) + 15) / 16);
-      for (int b = 0; b * kBlockVecs < v; ++b) {
-        float* spb[SR];
-        for (int i = 0; i < SR; ++i) spb[i] = sp[i] + b * T;
-        const int bv = std::min(v - b * kBlockVecs, kBlockVecs);
-        score_rows<SR>(qp, n, kp + b * T * dim, bv, pairs, spb, prefetch);
-      }
+      score_softmax_rows<FR>(qp, n, kp, dim, valid, v, vecs, mx + m, l + m, alpha + m, wp, prefetch);
     }
-    for (int64_t m = m_first; m < nq; ++m) softmax_to_bf16(s + m * ST, sees(m), vecs, mx[m], l[m], alpha[m], pb + m * ST);
     // o = o * alpha + P V, PR queries at a time over the key pairs the last of them sees.
     for (int64_t m = m_first; m < nq; m += PR) {
       const int n = static_cast<int>(std::min<int64_t>(PR, nq - m));
