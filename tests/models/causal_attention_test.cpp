@@ -181,6 +181,16 @@ double worst_error(const Sequence& seq, const std::vector<float>& out, const Sha
   return worst;
 }
 
+// A block of sh.rows queries at sh.pos0 over a fresh sequence (seeded), through one kernel call,
+// against the oracle: worst_error of it.
+double block_error(const Kernel& kt, const Shape& sh, double scale, uint64_t seed, double& magnitude,
+                   bool bf16_inputs = false) {
+  const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, seed);
+  std::vector<float> out(seq.q.size(), NAN);
+  seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
+  return worst_error(seq, out, sh, scale, magnitude, bf16_inputs);
+}
+
 TEST(CausalAttention, MatchesDoubleOverOddShapes) {
   // Block ends that fall inside, at and just past key tiles; 1 to 64 query rows; GQA groups of 1 to 8;
   // head dims of the vector widths and not; contexts up to 8k. The outputs are convex combinations of
@@ -195,11 +205,8 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
   for (const Kernel& kt : supported_kernels()) {
     for (const Shape& sh : shapes) {
       for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
-        const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 31 + sh.pos0));
-        std::vector<float> out(seq.q.size(), NAN);
-        seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
         double magnitude = 0.0;
-        const double worst = worst_error(seq, out, sh, scale, magnitude);
+        const double worst = block_error(kt, sh, scale, static_cast<uint64_t>(sh.dim * 31 + sh.pos0), magnitude);
         EXPECT_LE(worst, kt.tolerance(magnitude)) << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 "
                                << sh.pos0 << " rows " << sh.rows << " scale " << scale;
       }
@@ -222,11 +229,9 @@ TEST(CausalAttention, Bf16PromptKernelIsExactButForItsRoundings) {
     const Kernel kt{std::string(kernels::isa_name(isa)) + " prompt bf16", kernel};
     for (const Shape& sh : shapes) {
       for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
-        const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, static_cast<uint64_t>(sh.dim * 17 + sh.pos0));
-        std::vector<float> out(seq.q.size(), NAN);
-        seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
         double magnitude = 0.0;
-        const double worst = worst_error(seq, out, sh, scale, magnitude, /*bf16_inputs=*/true);
+        const double worst =
+            block_error(kt, sh, scale, static_cast<uint64_t>(sh.dim * 17 + sh.pos0), magnitude, /*bf16_inputs=*/true);
         EXPECT_LE(worst, tolerance(magnitude) + std::ldexp(1.0, -8))
             << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 " << sh.pos0 << " rows " << sh.rows
             << " scale " << scale;
