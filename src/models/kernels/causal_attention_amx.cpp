@@ -51,6 +51,7 @@
 namespace ninfer::models::kernels::amx {
 
 using avx512::AV;
+using avx512::first_lanes;
 
 #include "models/kernels/causal_attention_shared.inc"
 
@@ -120,10 +121,6 @@ NINFER_TILE_OP __m512 exp2_nonpositive(__m512 x) {
   return _mm512_scalef_ps(_mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f)), n);
 }
 
-// Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16).
-NINFER_TILE_OP __mmask16 first_lanes(int64_t n) {
-  return n >= kCols ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
-}
 
 // One 32-deep step of C += A B in bf16x3 for Q query tiles (1 or 2) and G column groups (1 or 2):
 // a is the first query tile's hi part (rows a_stride bytes apart, its lo part a_part elements on, the

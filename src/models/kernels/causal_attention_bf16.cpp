@@ -44,6 +44,7 @@
 namespace ninfer::models::kernels::avx512_bf16 {
 
 using avx512::AV;
+using avx512::first_lanes;
 
 #include "models/kernels/causal_attention_shared.inc"
 
@@ -139,11 +140,6 @@ struct StepPrefetch {
   }
 };
 
-// Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16).
-NINFER_KERNEL_TARGET inline __mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
-}
-
 // One query's online-softmax step on its scores in registers (x: the step's first NV vectors of
 // keys, log2 units), of which it sees the first `valid`: the running max moves, the weights
 // 2^(x - max) go to w as bf16 over the step's `vecs` vectors (exact zeros past `valid`), and the
@@ -190,7 +186,7 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_in_regis
 
 // Scores of NR queries (bf16 rows qp, scaled) against the step's first NV vectors of keys (kp: its
 // packed blocks, T * dim apart), each one chain over the head-dim pairs in order, then each query's
-// softmax step on them while they are in registers (m: the queries' index, for their state).
+// softmax step on them while they are in registers (mx, l, alpha, valid and wp: the queries' own).
 constexpr int FR = 3;  // queries per fused block: 3 x 8 sums, the 3 queries' pairs and one key vector
 template <int NR, int NV>
 NINFER_KERNEL_TARGET void score_softmax_block(const uint16_t* const* qp, const uint16_t* kp, int64_t dim,

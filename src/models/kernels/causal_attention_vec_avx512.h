@@ -31,4 +31,10 @@ struct AV : FloatVec {
 
 #undef NINFER_VEC_OP
 
+// Lanes [0, n) of a 16-lane vector (none for n <= 0, all for n >= 16): a mask of the keys a query
+// sees, for the kernels whose scores stay in registers (AMX's and the bf16 one).
+inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << n) - 1);
+}
+
 }  // namespace ninfer::models::kernels::avx512

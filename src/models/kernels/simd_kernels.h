@@ -130,7 +130,7 @@ const KernelTable& best_kernels();
 // Attention of prompt positions with bf16 products (causal_attention_bf16.cpp): coarser than every
 // table's own kernels (each query, key, value and weight rounded to bf16 once, sums in fp32), and
 // about twice as fast where the products set the pace, as they do in long prompts. A model opts in
-// (Qwen3ModelOptions::attention). Null where `isa` has no such kernel or the CPU lacks AVX512_BF16:
+// (Qwen3ModelOptions::prompt_attention). Null where `isa` has no such kernel or the CPU lacks AVX512_BF16:
 // AVX-512 has one; AMX keeps its own prompt kernel, exact to a quarter of the cache's rounding and
 // as fast.
 void (*bf16_prompt_attention(Isa isa))(const CausalAttentionArgs& args);

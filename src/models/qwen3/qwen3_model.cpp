@@ -166,10 +166,7 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
   prompt_attention_ = kernels_->attention(/*prompt=*/true);
   const PromptAttention pa = options_.prompt_attention;
   if (pa == PromptAttention::Bf16 || (pa == PromptAttention::Auto && w.layers.front().q_proj.dtype == DType::Q8_0)) {
-    if (auto* bf16 = kernels::bf16_prompt_attention(kernels_->isa)) {
-      prompt_attention_ = bf16;
-      bf16_prompt_attention_ = true;
-    }
+    if (auto* bf16 = kernels::bf16_prompt_attention(kernels_->isa)) prompt_attention_ = bf16;
   }
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
   kv_ = std::make_unique<KvCache>(c.num_layers, c.num_kv_heads, c.head_dim, options_.slots, options_.max_context);
@@ -209,7 +206,7 @@ std::string Qwen3Model::description() const {
   s += " (";
   s += dtype_name(weights_->layers.front().q_proj.dtype);
   s += ", " + std::to_string(c.num_layers) + " layers, " + std::to_string(c.vocab_size) + " vocab";
-  if (bf16_prompt_attention_) s += ", bf16 prompt attention";
+  if (prompt_attention_ != kernels_->attention(/*prompt=*/true)) s += ", bf16 prompt attention";
   s += ")";
   return s;
 }

@@ -105,7 +105,6 @@ class Qwen3Model final : public LanguageModel {
   Qwen3ModelOptions options_;
   const kernels::KernelTable* kernels_;
   void (*prompt_attention_)(const kernels::CausalAttentionArgs&) = nullptr;  // the kernel of prompt positions
-  bool bf16_prompt_attention_ = false;
   std::unique_ptr<kernels::ThreadPool> pool_;
   std::unique_ptr<KvCache> kv_;
   std::vector<LayerNorms> norms_;
