@@ -8,6 +8,7 @@
 // untimed warm-up forward (the mapped weights paged in). Beside the wall time it prints the process
 // CPU time: on a shared machine that is the steadier figure at one thread.
 #include <gtest/gtest.h>
+#include <immintrin.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -237,13 +238,26 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
   }
 }
 
+// A sum over `lines` 64-byte lines, 8 bytes of each: the read loop's stream, with no products.
+__attribute__((target("avx2"))) uint64_t read_lines(const uint8_t* p, size_t lines) {
+  __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+  for (size_t i = 0; i < lines; ++i) {
+    a = _mm256_add_epi64(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 64 * i)));
+    b = _mm256_add_epi64(b, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 64 * i + 32)));
+  }
+  a = _mm256_add_epi64(a, b);
+  return static_cast<uint64_t>(_mm256_extract_epi64(a, 0));
+}
+
 // Decode batches' matmuls from memory: copies of a packed matrix (NINFER_BENCH_ROWS x _COLS, default
 // 3,072 x 1,024, the 0.6b shape's gate; Q8_0, or F16 with NINFER_BENCH_DTYPE=f16) filling ~640 MB,
 // as a decode step reads the 0.6b model's q8_0 weights, each multiplied in turn over a pool of
-// NINFER_BENCH_THREADS (default 2).
+// NINFER_BENCH_THREADS (default 2). NINFER_BENCH_MEGABYTES (default 640) sets the copies' total: a
+// size within the caches shows the products' own rate, without the stream.
 // Prints ms per pass over all copies and the weight stream's GB/s for batches NINFER_BENCH_BATCH
-// (default 1, 2, 4, 8): B=8 against B=1 shows how much of the batch's products the weight stream
-// hides (q8_lanes_avx512.cpp, column_tiles_avx512.cpp).
+// (default 0, 1, 2, 4, 8; 0 is a plain read of the copies): B=8 against B=1 shows how much of the
+// batch's products the weight stream hides (q8_lanes_avx512.cpp, column_tiles_avx512.cpp), and B=1
+// against the read how near its stream runs to the memory's.
 TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
   const kernels::KernelTable& kt = kernels::best_kernels();
   const int threads = int_list("NINFER_BENCH_THREADS", {2}).front();
@@ -255,7 +269,8 @@ TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
   std::vector<uint8_t> one;
   const TensorView w = bench_matrix(owner, kt, rows, cols, f16 ? DType::F16 : DType::Q8_0, one);
   const size_t bytes = w.bytes;
-  const size_t copies = (size_t{640} << 20) / bytes;
+  const size_t megabytes = static_cast<size_t>(int_list("NINFER_BENCH_MEGABYTES", {640}).front());
+  const size_t copies = std::max<size_t>(1, (megabytes << 20) / bytes);
   constexpr size_t kHuge = size_t{2} << 20;
   const size_t span = (bytes * copies + kHuge - 1) / kHuge * kHuge;
   void* mem = std::aligned_alloc(kHuge, span);
@@ -266,26 +281,56 @@ TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
     ws[c].data = static_cast<uint8_t*>(mem) + c * bytes;
     std::memcpy(static_cast<uint8_t*>(mem) + c * bytes, one.data(), bytes);
   }
-  for (int batch : int_list("NINFER_BENCH_BATCH", {1, 2, 4, 8})) {
-    std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
+  // One pass over every copy with fn(copy); a matrix within the caches is passed over ~64 times.
+  const int passes = static_cast<int>(std::max<size_t>(1, 64 / copies));
+  auto median_ms = [&](auto&& fn) {
     std::vector<double> ms;
     for (int r = 0; r < 9; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      for (const TensorView& m : ws) {
-        const kernels::MatmulTarget t[] = {{&m, y.data(), rows, false}};
-        kernels::parallel_matmul(pool, kt, t, x.data(), cols, batch);
+      for (int p = 0; p < passes; ++p) {
+        for (const TensorView& m : ws) fn(m);
       }
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / passes);
     }
     std::sort(ms.begin(), ms.end());
-    const double med = ms[ms.size() / 2];
-    std::printf("{\"isa\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"batch\": %d, \"megabytes\": %.0f, "
-                "\"ms\": %.2f, \"gb_per_s\": %.1f}\n",
-                kernels::isa_name(kt.isa), f16 ? "f16" : "q8_0", threads, batch, static_cast<double>(bytes * copies) * 1e-6, med,
-                static_cast<double>(bytes * copies) / med * 1e-6);
+    return ms[ms.size() / 2];
+  };
+  // The read loop over the same copies, split as the decode matmuls split them (2 tasks a thread):
+  // the stream's own rate, at the same moment and over the same pages as the matmuls.
+  uint64_t sink = 0;
+  auto read = [&](const TensorView& m) {
+    const auto tasks = static_cast<size_t>(2 * pool.size());
+    pool.run(static_cast<int64_t>(tasks), [&](int64_t t, int) {
+      const size_t b0 = bytes * static_cast<size_t>(t) / tasks / 64 * 64;
+      const size_t b1 = bytes * static_cast<size_t>(t + 1) / tasks / 64 * 64;
+      __atomic_fetch_add(&sink, read_lines(static_cast<const uint8_t*>(m.data) + b0, (b1 - b0) / 64), __ATOMIC_RELAXED);
+    });
+  };
+  // Untimed: the first pass after the copies are written ran up to 2x slower, whatever it was
+  // (Zen 5 EPYC VM, 2026-12-05).
+  median_ms(read);
+  const double mb = static_cast<double>(bytes * copies) * 1e-6;
+  // Batch 0: the read loop.
+  for (int batch : int_list("NINFER_BENCH_BATCH", {0, 1, 2, 4, 8})) {
+    if (batch == 0) {
+      const double med = median_ms(read);
+      std::printf("{\"read\": true, \"threads\": %d, \"megabytes\": %.1f, \"ms\": %.3f, \"gb_per_s\": %.1f}\n",
+                  threads, mb, med, mb / med);
+      std::fflush(stdout);
+      continue;
+    }
+    std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 69069u) % 1000) * 1e-3f - 0.5f;
+    const double med = median_ms([&](const TensorView& m) {
+      const kernels::MatmulTarget t[] = {{&m, y.data(), rows, false}};
+      kernels::parallel_matmul(pool, kt, t, x.data(), cols, batch);
+    });
+    std::printf("{\"isa\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"batch\": %d, \"megabytes\": %.1f, "
+                "\"ms\": %.3f, \"gb_per_s\": %.1f}\n",
+                kernels::isa_name(kt.isa), f16 ? "f16" : "q8_0", threads, batch, mb, med, mb / med);
     std::fflush(stdout);
   }
+  if (sink == 1) std::printf("\n");  // keeps the reads
   std::free(mem);
 }
 
