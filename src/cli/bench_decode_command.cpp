@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 #include <latch>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "cli/latency_stats.h"
 #include "cli/option_checks.h"
 #include "cli/prompt_attention_flag.h"
+#include "cli/read_loop.h"
 #include "cli/error_report.h"
 #include "ninfer/engine.h"
 
@@ -191,6 +193,8 @@ struct BatchRounds {
   Round cold_free;
   std::optional<Round> cold_constrained;
   std::vector<Round> free, constrained;
+  std::vector<double> read_gb_per_s;  // B=1: the read loop right before and after each of its repeats
+  size_t weight_bytes = 0;
 };
 
 // Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies the
@@ -198,7 +202,7 @@ struct BatchRounds {
 // cold figures are reported separately.
 BatchRounds warm_up(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a,
                     const std::optional<OutputConstraint>& c) {
-  BatchRounds br{a, run_round(engine, prompt, a, std::nullopt, 0), std::nullopt, {}, {}};
+  BatchRounds br{a, run_round(engine, prompt, a, std::nullopt, 0), std::nullopt, {}, {}, {}, 0};
   if (!a.unconstrained_only) br.cold_constrained = run_round(engine, prompt, a, c, 0);
   return br;
 }
@@ -222,6 +226,21 @@ nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& 
   out["repeats"] = a.repeats;
   out["unconstrained"] = summarize_rounds(br.free, a);
   out["unconstrained"]["tokens_per_s_per_row"] = out["unconstrained"]["tokens_per_s"].get<double>() / a.batch;
+  if (!br.read_gb_per_s.empty()) {
+    // The memory-bandwidth floor: the weights' bytes at the read loop's median rate, against the
+    // unconstrained rounds' median gap between tokens (and their forward pass alone).
+    const double read = median_of_samples(br.read_gb_per_s);
+    const double floor_ms = static_cast<double>(br.weight_bytes) / read * 1e-6;
+    const double ms = out["unconstrained"]["ms_per_token"].get<double>();
+    const double forward = out["unconstrained"]["step_ms"]["forward"].get<double>();
+    out["memory_floor"] = {{"weight_bytes", br.weight_bytes},
+                           {"read_gb_per_s", br.read_gb_per_s},
+                           {"read_gb_per_s_p50", read},
+                           {"floor_ms_per_token", floor_ms},
+                           {"weights_gb_per_s", static_cast<double>(br.weight_bytes) / ms * 1e-6},
+                           {"fraction_of_floor", ms > 0 ? floor_ms / ms : 0.0},
+                           {"forward_fraction_of_floor", forward > 0 ? floor_ms / forward : 0.0}};
+  }
   if (a.unconstrained_only) {
     out["cold_round"] = {{"unconstrained", summarize_rounds({br.cold_free}, a)}};
     return out;
@@ -272,8 +291,24 @@ int run_bench(const BenchArgs& args) {
       a.batch = b;
       batches.push_back(warm_up(engine, prompt, a, c));
     }
-    for (int r = 0; r < args.repeats; ++r)
-      for (BatchRounds& br : batches) run_repeat(engine, prompt, br, c, r);
+    // B=1 against the memory-bandwidth floor, read right before and after each of its repeats.
+    std::unique_ptr<ReadLoop> floor;
+    const size_t weight_bytes = model_weight_bytes(args.model);
+    if (weight_bytes > 0 && ReadLoop::affordable(weight_bytes) &&
+        std::find(args.batches.begin(), args.batches.end(), 1) != args.batches.end())
+      floor = std::make_unique<ReadLoop>(weight_bytes, args.threads);
+    constexpr int kReadPasses = 3;
+    for (int r = 0; r < args.repeats; ++r) {
+      for (BatchRounds& br : batches) {
+        const bool bracket = floor && br.args.batch == 1;
+        if (bracket) br.read_gb_per_s.push_back(floor->gb_per_s(kReadPasses));
+        run_repeat(engine, prompt, br, c, r);
+        if (bracket) {
+          br.read_gb_per_s.push_back(floor->gb_per_s(kReadPasses));
+          br.weight_bytes = floor->bytes();
+        }
+      }
+    }
     std::vector<nlohmann::ordered_json> runs;
     for (const BatchRounds& br : batches) runs.push_back(summarize_batch(engine, br, c, !has_flags));
     if (runs.size() == 1) {

@@ -30,4 +30,20 @@ assert j["speculative"]["tokens_per_s"] > 0 and j["plain"]["tokens_per_s"] > 0
 assert len(j["step_cost_ms_by_positions"]) >= 1, j
 assert all(v > 0 for v in j["step_cost_ms_by_positions"].values())
 PY
+# `bench decode` with a model path brackets B=1's rounds with a read of as many bytes as the weights
+# (the memory-bandwidth floor it reports B=1 against); the default model has no path and no floor.
+"$NINFER" make-model --preset tiny --seed 3 --out "$TMP/tiny" > /dev/null
+"$NINFER" bench decode --model "$TMP/tiny" --batch 1,2 --tokens 8 --repeats 2 --threads 1 --unconstrained-only > "$TMP/decode.json"
+python3 - "$TMP/decode.json" "$TMP/tiny" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+b1, b2 = j["runs"]
+assert "memory_floor" not in b2, b2
+f = b1["memory_floor"]
+size = sum(os.path.getsize(os.path.join(sys.argv[2], n)) for n in os.listdir(sys.argv[2]) if n.endswith(".safetensors"))
+assert f["weight_bytes"] == size // 64 * 64, (f["weight_bytes"], size)
+assert len(f["read_gb_per_s"]) == 4 and min(f["read_gb_per_s"]) > 0, f  # before and after each of 2 repeats
+assert abs(f["floor_ms_per_token"] - f["weight_bytes"] / f["read_gb_per_s_p50"] * 1e-6) < 1e-9 * max(1, f["floor_ms_per_token"]), f
+assert abs(f["fraction_of_floor"] - f["floor_ms_per_token"] / b1["unconstrained"]["ms_per_token"]) < 1e-9, f
+PY
 echo "bench smoke: ok"
