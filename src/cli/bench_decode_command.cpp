@@ -194,7 +194,6 @@ struct BatchRounds {
   std::optional<Round> cold_constrained;
   std::vector<Round> free, constrained;
   std::vector<double> read_gb_per_s;  // B=1: the read loop right before and after each of its repeats
-  size_t weight_bytes = 0;
 };
 
 // Warm-up, one full round per mode: pages the weights in, compiles the constraint and classifies the
@@ -202,7 +201,7 @@ struct BatchRounds {
 // cold figures are reported separately.
 BatchRounds warm_up(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a,
                     const std::optional<OutputConstraint>& c) {
-  BatchRounds br{a, run_round(engine, prompt, a, std::nullopt, 0), std::nullopt, {}, {}, {}, 0};
+  BatchRounds br{a, run_round(engine, prompt, a, std::nullopt, 0), std::nullopt, {}, {}, {}};
   if (!a.unconstrained_only) br.cold_constrained = run_round(engine, prompt, a, c, 0);
   return br;
 }
@@ -216,8 +215,9 @@ void run_repeat(Engine& engine, const PreparedPrompt& prompt, BatchRounds& br, c
   if (!a.unconstrained_only) br.constrained.push_back(run_round(engine, prompt, a, c, a.seed + r));
 }
 
+// floor_bytes: the bytes the read loop of br.read_gb_per_s read (the weights').
 nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& br, const std::optional<OutputConstraint>& c,
-                                       bool default_schema) {
+                                       bool default_schema, size_t floor_bytes) {
   const BenchArgs& a = br.args;
   nlohmann::ordered_json out;
   out["model"] = engine.model_description();
@@ -230,14 +230,14 @@ nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& 
     // The memory-bandwidth floor: the weights' bytes at the read loop's median rate, against the
     // unconstrained rounds' median gap between tokens (and their forward pass alone).
     const double read = median_of_samples(br.read_gb_per_s);
-    const double floor_ms = static_cast<double>(br.weight_bytes) / read * 1e-6;
+    const double floor_ms = static_cast<double>(floor_bytes) / read * 1e-6;
     const double ms = out["unconstrained"]["ms_per_token"].get<double>();
     const double forward = out["unconstrained"]["step_ms"]["forward"].get<double>();
-    out["memory_floor"] = {{"weight_bytes", br.weight_bytes},
+    out["memory_floor"] = {{"weight_bytes", floor_bytes},
                            {"read_gb_per_s", br.read_gb_per_s},
                            {"read_gb_per_s_p50", read},
                            {"floor_ms_per_token", floor_ms},
-                           {"weights_gb_per_s", static_cast<double>(br.weight_bytes) / ms * 1e-6},
+                           {"weights_gb_per_s", static_cast<double>(floor_bytes) / ms * 1e-6},
                            {"fraction_of_floor", ms > 0 ? floor_ms / ms : 0.0},
                            {"forward_fraction_of_floor", forward > 0 ? floor_ms / forward : 0.0}};
   }
@@ -303,14 +303,11 @@ int run_bench(const BenchArgs& args) {
         const bool bracket = floor && br.args.batch == 1;
         if (bracket) br.read_gb_per_s.push_back(floor->gb_per_s(kReadPasses));
         run_repeat(engine, prompt, br, c, r);
-        if (bracket) {
-          br.read_gb_per_s.push_back(floor->gb_per_s(kReadPasses));
-          br.weight_bytes = floor->bytes();
-        }
+        if (bracket) br.read_gb_per_s.push_back(floor->gb_per_s(kReadPasses));
       }
     }
     std::vector<nlohmann::ordered_json> runs;
-    for (const BatchRounds& br : batches) runs.push_back(summarize_batch(engine, br, c, !has_flags));
+    for (const BatchRounds& br : batches) runs.push_back(summarize_batch(engine, br, c, !has_flags, floor ? floor->bytes() : 0));
     if (runs.size() == 1) {
       std::cout << runs[0].dump(2) << std::endl;
       return 0;

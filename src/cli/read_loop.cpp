@@ -2,10 +2,6 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#include <xmmintrin.h>
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -22,50 +18,13 @@ namespace ninfer::cli {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kLine = 64;
-
-// How far ahead the prefetching read asks for its lines: 4 KiB, the best of 0-4 KiB in a separate
-// read loop on the Zen 5 EPYC VM when memory is slow.
-constexpr size_t kAheadBytes = 4096;
-
-// Every byte, in 16-byte loads into 4 sums (reading one word per line instead was ~15% slower, as the
-// separate read loop bench/gemm_libs/stream_read.cpp measured it beside: the figure should be the
-// memory's best). Ahead: each line also asks for the one kAheadBytes on (past the end it asks for
-// lines it never reads, which costs nothing).
-template <bool Ahead>
-uint64_t read_lines(const unsigned char* p, size_t lines) {
-#if defined(__SSE2__)
-  __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
-  for (size_t i = 0; i < lines; ++i) {
-    const auto* line = reinterpret_cast<const __m128i*>(p + i * kLine);
-    if constexpr (Ahead) _mm_prefetch(reinterpret_cast<const char*>(line) + kAheadBytes, _MM_HINT_T0);
-    s0 = _mm_add_epi64(s0, _mm_load_si128(line));
-    s1 = _mm_add_epi64(s1, _mm_load_si128(line + 1));
-    s2 = _mm_add_epi64(s2, _mm_load_si128(line + 2));
-    s3 = _mm_add_epi64(s3, _mm_load_si128(line + 3));
-  }
-  const __m128i s = _mm_add_epi64(_mm_add_epi64(s0, s1), _mm_add_epi64(s2, s3));
-  return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
-#else
-  uint64_t s = 0;
-  for (size_t i = 0; i < lines; ++i) {
-    if constexpr (Ahead) __builtin_prefetch(p + i * kLine + kAheadBytes, 0, 3);
-    for (size_t k = 0; k < kLine; k += sizeof(uint64_t)) {
-      uint64_t v;
-      std::memcpy(&v, p + i * kLine + k, sizeof v);
-      s += v;
-    }
-  }
-  return s;
-#endif
-}
 
 std::atomic<uint64_t> g_sink{0};  // keeps the reads
 
 }  // namespace
 
 ReadLoop::ReadLoop(size_t bytes, int threads)
-    : bytes_(bytes / kLine * kLine),
+    : bytes_(bytes / kReadLineBytes * kReadLineBytes),
       threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
   const size_t span = std::max(kHugePage, (bytes_ + kHugePage - 1) / kHugePage * kHugePage);
   data_ = static_cast<unsigned char*>(std::aligned_alloc(kHugePage, span));
@@ -84,10 +43,9 @@ bool ReadLoop::affordable(size_t bytes) {
 }
 
 double ReadLoop::pass_seconds(bool ahead) {
-  const size_t lines = bytes_ / kLine;
+  const size_t lines = bytes_ / kReadLineBytes;
   auto read = [&](size_t l0, size_t l1) {
-    const uint64_t s = ahead ? read_lines<true>(data_ + l0 * kLine, l1 - l0) : read_lines<false>(data_ + l0 * kLine, l1 - l0);
-    g_sink.fetch_add(s, std::memory_order_relaxed);
+    g_sink.fetch_add(sum_lines(data_ + l0 * kReadLineBytes, l1 - l0, ahead), std::memory_order_relaxed);
   };
   auto share = [&](int t) { return lines * static_cast<size_t>(t) / static_cast<size_t>(threads_); };
   const auto t0 = std::chrono::steady_clock::now();

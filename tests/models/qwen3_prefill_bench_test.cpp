@@ -8,7 +8,6 @@
 // untimed warm-up forward (the mapped weights paged in). Beside the wall time it prints the process
 // CPU time: on a shared machine that is the steadier figure at one thread.
 #include <gtest/gtest.h>
-#include <immintrin.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/read_loop.h"
 #include "models/dtype_convert.h"
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/parallel_matmul.h"
@@ -238,17 +238,6 @@ TEST(Qwen3PrefillBench, DISABLED_Q8LanesMatmul) {
   }
 }
 
-// A sum over `lines` 64-byte lines, 8 bytes of each: the read loop's stream, with no products.
-__attribute__((target("avx2"))) uint64_t read_lines(const uint8_t* p, size_t lines) {
-  __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
-  for (size_t i = 0; i < lines; ++i) {
-    a = _mm256_add_epi64(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 64 * i)));
-    b = _mm256_add_epi64(b, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 64 * i + 32)));
-  }
-  a = _mm256_add_epi64(a, b);
-  return static_cast<uint64_t>(_mm256_extract_epi64(a, 0));
-}
-
 // Decode batches' matmuls from memory: copies of a packed matrix (NINFER_BENCH_ROWS x _COLS, default
 // 3,072 x 1,024, the 0.6b shape's gate; Q8_0, or F16 with NINFER_BENCH_DTYPE=f16) filling ~640 MB,
 // as a decode step reads the 0.6b model's q8_0 weights, each multiplied in turn over a pool of
@@ -303,7 +292,8 @@ TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
     pool.run(static_cast<int64_t>(tasks), [&](int64_t t, int) {
       const size_t b0 = bytes * static_cast<size_t>(t) / tasks / 64 * 64;
       const size_t b1 = bytes * static_cast<size_t>(t + 1) / tasks / 64 * 64;
-      __atomic_fetch_add(&sink, read_lines(static_cast<const uint8_t*>(m.data) + b0, (b1 - b0) / 64), __ATOMIC_RELAXED);
+      __atomic_fetch_add(&sink, cli::sum_lines(static_cast<const uint8_t*>(m.data) + b0, (b1 - b0) / 64, false),
+                         __ATOMIC_RELAXED);
     });
   };
   // Untimed: the first pass after the copies are written ran up to 2x slower, whatever it was
