@@ -13,17 +13,11 @@ void column_tiles_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, i
     const int64_t m = r % kColumnTileRows;
     for (int64_t b = 0; b < a.batch; ++b) {
       const float* x = a.x + b * a.ldx;
-      float even = 0.0f, odd = 0.0f;
+      float s = 0.0f;
       for (int64_t c = 0; c < a.cols; ++c) {
         const uint16_t h = tile[c * kColumnTileRows + m];
-        const float v = a.dtype == DType::BF16 ? bf16_to_f32(h) : f16_to_f32(h);
-        if (c % 2 == 0) {
-          even = std::fma(v, x[c], even);
-        } else {
-          odd = std::fma(v, x[c], odd);
-        }
+        s = std::fma(a.dtype == DType::BF16 ? bf16_to_f32(h) : f16_to_f32(h), x[c], s);
       }
-      const float s = even + odd;
       float* y = a.y + b * a.ldy + r;
       *y = a.accumulate ? *y + s : s;
     }

@@ -1,14 +1,13 @@
 // F16 and BF16 matmuls over weights packed in column tiles (TensorView::column_tiles): a tile of 16
 // weight rows holds each column's 16 values side by side, so one widened 512-bit vector of a column
 // meets one activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
-// horizontal sums, no accumulators parked between spans, one sequential stream per tile. With up to 8
-// activation rows per pass, a column pair costs 2 loads and conversions for 16 FMAs (prompt rows, in
-// passes of 4 over pairs of tiles: 4 for 16, and half the activation broadcasts).
+// horizontal sums, no accumulators parked between spans, one sequential stream per tile. Tiles go in
+// pairs, up to 8 activation rows a pass: a column costs 2 loads and conversions and 8 broadcasts for
+// 16 FMAs.
 //
-// What it computes, on every instruction set: per output, two fp32 chains of fused multiply-adds in
-// column order, one over the even columns and one over the odd ones, from +0, then
-// y = even + odd (or y + (even + odd) when accumulating). Two chains, so that one activation row
-// (B=1 decode) is not held to one FMA's latency per column; the order does not depend on the batch.
+// What it computes, on every instruction set: per output, one fp32 chain of fused multiply-adds over
+// the columns in order, from +0, then y = chain (or y + chain when accumulating). The order does not
+// depend on the batch. (One activation row still has two chains in flight: its pair's two tiles.)
 #pragma once
 
 #include <cstdint>

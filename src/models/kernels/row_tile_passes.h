@@ -7,10 +7,9 @@
 // Batches of more than kPairsAbove rows take pairs of tiles, half the rows per pass: each row's
 // activations, loaded once, serve both tiles. Smaller batches take lone tiles in one pass over the
 // weights, whose loads from memory then overlap the arithmetic throughout. kPairsAbove is the
-// kernel's: kAccumulators (prompt rows take pairs, decode steps lone tiles) for Q8_0 in lanes, 4 for
-// column tiles, whose decode steps of 5-8 rows take pairs and keep memory busy through the second
-// pass by asking for the next pair (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the
-// figures).
+// kernel's: kAccumulators (prompt rows take pairs, decode steps lone tiles) for Q8_0 in lanes, 0 for
+// column tiles, whose one chain per output leaves room for a pair's 8 rows in one pass (see
+// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
 #pragma once
 
 #include <algorithm>
