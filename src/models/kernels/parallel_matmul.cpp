@@ -298,8 +298,8 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     const bool tile_kernel = w.dtype == DType::BF16 || a.prompt || two[i];
     const bool tiles = (w.dtype == DType::Q8_0 && (kernels.q8_tiles || w.q8_lanes)) || w.column_tiles ||
                        (reads_parts(w.dtype) && tile_kernel);
-    // Column tiles go in pairs (column_tiles_avx512.cpp): blocks of whole pairs.
-    granule[i] = w.column_tiles ? 2 * kTileGroup : tiles ? kTileGroup : kRowGranule;
+    // Column tiles and Q8_0 lanes go in pairs of tiles (row_tile_passes.h): blocks of whole pairs.
+    granule[i] = w.column_tiles || w.q8_lanes ? 2 * kTileGroup : tiles ? kTileGroup : kRowGranule;
     block[i] = row_block(w.rows(), pool.size(), granule[i], batch);
     // Both kinds: blocks small enough that the second kernel finds the weights in L2.
     if (two[i]) block[i] = std::min(block[i], kTwoKindRows);

@@ -11,9 +11,13 @@
 // Two things take loads off:
 // - Prompt rows take pairs of tiles, 4 rows per pass: 58 loads for the same work (~44 cycles).
 // - Each row's activations reach the lanes by shuffles of its block halves (see lane_tiles).
-// A decode batch of up to 8 rows keeps lone tiles: one pass over the weights, whose loads from memory
+// A decode batch of 5-8 rows keeps lone tiles: one pass over the weights, whose loads from memory
 // then overlap the arithmetic throughout; a second pass over a pair (from cache) left memory idle for
-// half the step (B=8: 18.8 -> 21.8 ms).
+// half the step (B=8: 18.8 -> 21.8 ms). Batches of 1-2 rows take pairs in one pass, so that a thread
+// streams two tiles at once: the model's q8_0 B=1 forward on 2 threads of the Zen 5 EPYC, alternated
+// 4 times, 15.84-16.58 -> 13.90-15.09 ms (70-80% -> 86-93% of the memory floor beside it). At 4 rows
+// pairs were slower (the matmul alone from memory, 14.9-15.2 against 14.2-14.3 ms), where a lone
+// tile spreads its requests ahead over its products (kSpreadAhead) and a pair asks in bursts.
 #include <algorithm>
 #include <cstdint>
 
@@ -36,6 +40,8 @@ namespace {
 
 // (tile, activation row) pairs per pass: 8 int32 and 8 fp32 accumulators beside the groups' loads.
 constexpr int kLaneAccumulators = 8;
+// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h).
+constexpr int64_t kLanePairsUpTo = 2;
 // Activation rows per slice of a prompt: their blocks (64 x 3,072 bytes at most for Qwen3 0.6b's down
 // projection) stay in L2 while the task's tiles pass over them, and the tiles' in L1 or L2 while
 // the slice's rows pass over each.
@@ -165,7 +171,8 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for_tile_groups<kLaneSlice, kLaneAccumulators>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
+  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators, kLanePairsUpTo>(a.batch, row_begin, row_end,
+                                                                                 [&](const TileGroup& g) {
     const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       LaneRows x;

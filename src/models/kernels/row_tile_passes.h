@@ -5,11 +5,13 @@
 // of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
 //
 // Batches of more than kPairsAbove rows take pairs of tiles, half the rows per pass: each row's
-// activations, loaded once, serve both tiles. Smaller batches take lone tiles in one pass over the
-// weights, whose loads from memory then overlap the arithmetic throughout. kPairsAbove is the
-// kernel's: kAccumulators (prompt rows take pairs, decode steps lone tiles) for Q8_0 in lanes, 0 for
-// column tiles, whose one chain per output leaves room for a pair's 8 rows in one pass (see
-// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
+// activations, loaded once, serve both tiles. So do batches of up to kPairsUpTo rows (at most
+// kAccumulators / 2, one pass): a thread then streams two tiles at once, which kept B=1 nearer the
+// memory's rate. The batches between take lone tiles in one pass over the weights, whose loads from
+// memory then overlap the arithmetic throughout. Both are the kernel's: for Q8_0 in lanes,
+// kPairsAbove = kAccumulators and kPairsUpTo = 2 (decode batches of 3-8 rows take lone tiles); for
+// column tiles kPairsAbove = 0, since one chain per output leaves room for a pair's 8 rows in one
+// pass (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
 #pragma once
 
 #include <algorithm>
@@ -43,13 +45,13 @@ struct TileGroup {
 inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb - 1); }
 
 // Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
-// groups of one tile, or of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more
-// than kPairsAbove rows.
-template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove = kAccumulators, class Fn>
+// groups of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more than kPairsAbove
+// rows or of at most kPairsUpTo, else of one tile.
+template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove = kAccumulators, int64_t kPairsUpTo = 0, class Fn>
 inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
   constexpr int64_t kTile = 16;
-  static_assert(kAccumulators % kMaxGroupTiles == 0);
-  const int group_tiles = batch > kPairsAbove ? kMaxGroupTiles : 1;
+  static_assert(kAccumulators % kMaxGroupTiles == 0 && kPairsUpTo <= kAccumulators / kMaxGroupTiles);
+  const int group_tiles = batch > kPairsAbove || batch <= kPairsUpTo ? kMaxGroupTiles : 1;
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
     for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
