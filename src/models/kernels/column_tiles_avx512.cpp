@@ -91,18 +91,13 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
     for (int j = 0; j < NB; ++j) acc[t][j] = _mm512_setzero_ps();
   }
   int64_t c = 0;
-  if (ahead) {
-    for (; c + 2 <= cols; c += 2) {
+  for (; c + 2 <= cols; c += 2) {
+    if (ahead) {
 #pragma GCC unroll 2
       for (int t = 0; t < NT; ++t) __builtin_prefetch(tile + t * tile_values + c * kColumnTileRows + kAheadValues, 0, 3);
-      column_step<D, NT, NB>(tile, tile_values, c, x, acc);
-      column_step<D, NT, NB>(tile, tile_values, c + 1, x, acc);
     }
-  } else {
-    for (; c + 2 <= cols; c += 2) {
-      column_step<D, NT, NB>(tile, tile_values, c, x, acc);
-      column_step<D, NT, NB>(tile, tile_values, c + 1, x, acc);
-    }
+    column_step<D, NT, NB>(tile, tile_values, c, x, acc);
+    column_step<D, NT, NB>(tile, tile_values, c + 1, x, acc);
   }
   if (c < cols) column_step<D, NT, NB>(tile, tile_values, c, x, acc);
 #pragma GCC unroll 2
