@@ -4,7 +4,9 @@
 #   run.sh decode  [THREADS] [TOKENS]            ninfer bench decode (B=1 and B=8, unconstrained vs constrained)
 #                                                and llama.cpp's decode, f16
 #   run.sh prefill [THREADS] [LENGTHS] [TYPE]    prompt tokens/s at each length ("512 2048 8192"), TYPE f16 or
-#                                                q8_0; ninfer and llama.cpp alternate per length
+#                                                q8_0; ninfer and llama.cpp alternate per length; with several
+#                                                lengths, "alternated" is ninfer's lengths measured in one
+#                                                process, alternated round by round (the ratio between lengths)
 #   run.sh [THREADS] [TOKENS]                    = decode
 # Needs ./build/ninfer. Prints one JSON object.
 set -euo pipefail
@@ -53,4 +55,10 @@ for n in $LENGTHS; do
   ratio="$(node -e 'const a=JSON.parse(process.argv[1]), b=JSON.parse(process.argv[2]); console.log((a.forward.tokens_per_s / b.tokens_per_s).toFixed(3))' "$ours" "$theirs")"
   echo "{\"tokens\": $n, \"ratio\": $ratio, \"ninfer\": $ours, \"llama_cpp\": $theirs}"
 done
-echo "]}"
+echo "]"
+set -- $LENGTHS
+if [ $# -gt 1 ]; then
+  echo ",\"alternated\":"
+  "$ROOT/build/ninfer" bench prefill --model "$GGUF" --tokens "$(echo $LENGTHS | tr ' ' ',')" --threads "$THREADS" --repeats "$REPEATS" --forward-only
+fi
+echo "}"

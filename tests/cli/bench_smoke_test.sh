@@ -21,6 +21,23 @@ for k in ("p99_during_over_median_without", "p99_during_over_median_without_same
 assert j["prompt_ttft_s"] > 0
 PY
 
+# `bench prefill --forward-only` with several lengths measures each in every round, in turn, and gives
+# each length's rate against the first's from the medians of those same rounds.
+"$NINFER" bench prefill --tokens 24,40 --repeats 3 --threads 1 --forward-only > "$TMP/lengths.json"
+python3 - "$TMP/lengths.json" <<'PY'
+import json, sys
+out = json.load(open(sys.argv[1]))
+assert out["tokens"] == [24, 40], out["tokens"]
+j = out["forward"]
+assert j["alternated"] is True and [l["tokens"] for l in j["lengths"]] == [24, 40], j
+for l in j["lengths"]:
+    assert len(l["seconds"]) == 3 and l["seconds_p50"] in l["seconds"], l
+    assert abs(l["tokens_per_s"] - l["tokens"] / l["seconds_p50"]) < 1e-6 * l["tokens_per_s"], l
+first, second = j["lengths"]
+assert first["tokens_per_s_vs_first"] == 1.0
+assert abs(second["tokens_per_s_vs_first"] - second["tokens_per_s"] / first["tokens_per_s"]) < 1e-9, second
+PY
+
 "$NINFER" bench spec --proposer grammar --tokens 12 --batch 2 --repeats 1 --threads 1 --constrained-only > "$TMP/spec.json"
 python3 - "$TMP/spec.json" <<'PY'
 import json, sys

@@ -36,6 +36,9 @@ expect_usage_error "--threads: must be an integer >= 0 (got -1)" generate --prom
 expect_usage_error "--batch: must be an integer from 1 to 256 (got 0)" bench decode --batch 0
 expect_usage_error "--tokens: must be an integer from 1 to 1048576 (got 0)" bench prefill --tokens 0
 expect_usage_error "--streams: must be an integer from 0 to 64 (got 65)" bench prefill --streams 65
+expect_usage_error "--tokens: must be an integer from 1 to 1048576 (got 0)" bench prefill --tokens 512,0 --forward-only
+expect_usage_error "--tokens: a list needs --forward-only (and no --streams)" bench prefill --tokens 512,2048
+expect_usage_error "--tokens: a list needs --forward-only (and no --streams)" bench prefill --tokens 512,2048 --forward-only --streams 2
 expect_usage_error "--tokens: must be an integer from 2 to 100000 (got 1)" bench decode --tokens 1
 expect_usage_error "--repeats: must be an integer from 1 to 100 (got 101)" bench decode --repeats 101
 expect_usage_error "--max-docs: must be an integer >= 1 (got 0)" grammar bench --tokenizer qwen3 --json-object --inputs "$TMP" --max-docs 0
