@@ -120,10 +120,11 @@ nlohmann::ordered_json forward_only(const PrefillArgs& a, const std::string& pat
     j.update(one);
     return j;
   }
+  const double first_tokens_per_s = a.lengths[0] / median_of(seconds[0]);
   nlohmann::ordered_json lengths = nlohmann::ordered_json::array();
   for (size_t i = 0; i < n; ++i) {
     nlohmann::ordered_json l = length_figures(qwen, a.lengths[i], seconds[i]);
-    l["tokens_per_s_vs_first"] = l["tokens_per_s"].get<double>() / (a.lengths[0] / median_of(seconds[0]));
+    l["tokens_per_s_vs_first"] = l["tokens_per_s"].get<double>() / first_tokens_per_s;
     lengths.push_back(std::move(l));
   }
   j["alternated"] = true;
