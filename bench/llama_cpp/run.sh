@@ -7,12 +7,13 @@
 #                                                q8_0; ninfer and llama.cpp alternate per length; with several
 #                                                lengths, "alternated" is ninfer's lengths measured in one
 #                                                process, alternated round by round (the ratio between lengths)
+#   run.sh gguf TYPE                             the GGUF's path (written on first use)
 #   run.sh [THREADS] [TOKENS]                    = decode
 # Needs ./build/ninfer. Prints one JSON object.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 MODE=decode
-case "${1:-}" in decode|prefill) MODE="$1"; shift ;; esac
+case "${1:-}" in decode|prefill|gguf) MODE="$1"; shift ;; esac
 THREADS="${1:-1}"
 MODEL_DIR="${NINFER_BENCH_MODEL_DIR:-$ROOT/.cache/bench-models}"
 
@@ -24,6 +25,10 @@ gguf_of() {  # the 0.6b-shaped model, seed 1, as GGUF of type $1 (written on fir
   fi
   echo "$file"
 }
+if [ "$MODE" = gguf ]; then
+  gguf_of "${1:?run.sh gguf TYPE}"
+  exit 0
+fi
 (cd "$ROOT/bench/llama_cpp" && [ -d node_modules/node-llama-cpp ] || npm ci --omit=optional --ignore-scripts --no-audit --no-fund >&2)
 
 if [ "$MODE" = decode ]; then
@@ -59,6 +64,6 @@ echo "]"
 set -- $LENGTHS
 if [ $# -gt 1 ]; then
   echo ",\"alternated\":"
-  "$ROOT/build/ninfer" bench prefill --model "$GGUF" --tokens "$(echo $LENGTHS | tr ' ' ',')" --threads "$THREADS" --repeats "$REPEATS" --forward-only
+  "$ROOT/build/ninfer" bench prefill --model "$GGUF" --tokens "${LENGTHS// /,}" --threads "$THREADS" --repeats "$REPEATS" --forward-only
 fi
 echo "}"

@@ -10,9 +10,8 @@
 // - interleaving: a 4,096-token q8_0 prompt admitted beside 4 decoding streams;
 // - prefix cache: a repeated 2,000-token prompt, q8_0.
 // Progress goes to stderr; stdout gets one JSON object: the raw outputs and "must_hold".
-// Needs ./build/ninfer; about 15 minutes on 2 cores (--long-all: about 40).
+// Needs ./build/ninfer; about 18 minutes on 2 cores (--long-all: about 40).
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -28,8 +27,6 @@ for (let i = 2; i < process.argv.length; ++i) {
   else throw new Error(`unknown argument ${a}`);
 }
 const types = ["q8_0", "f16"];
-const modelDir = process.env.NINFER_BENCH_MODEL_DIR || path.join(root, ".cache/bench-models");
-const model = (type) => path.join(modelDir, `qwen3-0.6b-s1-${type}.gguf`);
 
 function json(cmd, argv, env = {}) {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${path.basename(cmd)} ${argv.join(" ")}\n`);
@@ -38,17 +35,15 @@ function json(cmd, argv, env = {}) {
   return JSON.parse(out.toString());
 }
 const runSh = path.join(here, "run.sh");
+// The GGUFs that run.sh measures (it writes them on first use).
+const gguf = Object.fromEntries(types.map((type) => [type, execFileSync(runSh, ["gguf", type], { stdio: ["ignore", "pipe", 2] })
+                                                              .toString().trim()]));
+const model = (type) => gguf[type];
 const prefill = (threads, lengths, type, repeats) =>
   json(runSh, ["prefill", String(threads), lengths.join(" "), type], { REPEATS: String(repeats) });
 
 const started = new Date().toISOString();
 const raw = { decode: {}, llama_decode: {}, prefill: [], interleaving: null, prefix_cache: null };
-for (const type of types) {  // as run.sh writes them
-  if (fs.existsSync(model(type))) continue;
-  fs.mkdirSync(modelDir, { recursive: true });
-  execFileSync(ninfer, ["make-model", "--preset", "0.6b", "--seed", "1", "--out", path.join(modelDir, `qwen3-0.6b-s1-${type}`),
-                        "--gguf", model(type), "--gguf-type", type, "--force"], { stdio: ["ignore", 2, 2] });
-}
 for (const type of types) {
   raw.decode[type] = json(ninfer, ["bench", "decode", "--model", model(type), "--batch", "1,8", "--tokens", "128",
                                    "--threads", String(args.threads), "--repeats", "3", "--unconstrained-only"]);
@@ -59,9 +54,8 @@ raw.interleaving = json(ninfer, ["bench", "prefill", "--model", model("q8_0"), "
                                  "--threads", String(args.threads)]).interleaving;
 for (const threads of [args.threads, 1]) {
   for (const type of types) {
-    const long = args.longAll || (type === "q8_0" && threads === args.threads);
     raw.prefill.push(prefill(threads, args.longAll ? [512, 2048, 8192] : [512, 2048], type, args.repeats));
-    if (long && !args.longAll) raw.prefill.push(prefill(threads, [8192], type, 1));
+    if (!args.longAll && type === "q8_0" && threads === args.threads) raw.prefill.push(prefill(threads, [8192], type, 1));
   }
 }
 raw.prefix_cache = json(ninfer, ["bench", "prefill", "--model", model("q8_0"), "--tokens", "2000", "--repeats", "4",

@@ -27,7 +27,6 @@ using Clock = std::chrono::steady_clock;
 struct PrefillArgs {
   std::string model;
   std::vector<int> lengths = {512};  // --tokens; several only with --forward-only
-  int tokens = 512;                  // lengths[0]
   int threads = 0;
   PromptAttention prompt_attention = PromptAttention::Auto;
   int repeats = 3;
@@ -37,6 +36,7 @@ struct PrefillArgs {
   int while_decoding = 0;        // EngineOptions::prefill_tokens_while_decoding (0 = the default)
   int baseline_gaps = 24;        // inter-token gaps per stream measured before the prompt arrives
   double slowdown = -1;          // EngineOptions::max_decode_slowdown (-1 = the default)
+  int tokens() const { return lengths.front(); }  // the prompt's length where there is one
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -162,22 +162,22 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   eo.max_batch_rows = 1;
   eo.threads = a.threads;
   eo.prompt_attention = a.prompt_attention;
-  eo.max_context = a.tokens + a.suffix + 16;
+  eo.max_context = a.tokens() + a.suffix + 16;
   Engine engine(eo);
   const int32_t ids = engine.vocab_size();
   nlohmann::ordered_json j;
   // Time to first token of prompts seen for the first time (distinct prompts: no prefix reuse).
   std::vector<double> cold;
   for (int r = 0; r <= a.repeats; ++r) {
-    const double s = first_token(engine, bench_prompt_tokens(a.tokens, 200 + r, ids), 1).seconds;
+    const double s = first_token(engine, bench_prompt_tokens(a.tokens(), 200 + r, ids), 1).seconds;
     if (r > 0) cold.push_back(s);
   }
   j["ttft_s_p50"] = median_of(cold);
   j["ttft_s"] = cold;
-  j["tokens_per_s"] = a.tokens / median_of(cold);
+  j["tokens_per_s"] = a.tokens() / median_of(cold);
 
   // The prefix cache: a shared prompt of N tokens, then requests that add their own suffix.
-  const std::vector<int32_t> shared = bench_prompt_tokens(a.tokens, 300, ids);
+  const std::vector<int32_t> shared = bench_prompt_tokens(a.tokens(), 300, ids);
   auto with_suffix = [&](uint64_t salt) {
     std::vector<int32_t> t = shared;
     const std::vector<int32_t> s = bench_prompt_tokens(a.suffix, salt, ids);
@@ -195,7 +195,7 @@ nlohmann::ordered_json through_engine(const PrefillArgs& a, const std::string& p
   // The first request again, now from the cache: the same tokens at temperature 0.
   const Ttft again = first_token(engine, with_suffix(400), 8);
   const EngineStats st = engine.stats();
-  j["prefix_cache"] = {{"shared_tokens", a.tokens},
+  j["prefix_cache"] = {{"shared_tokens", a.tokens()},
                        {"suffix_tokens", a.suffix},
                        {"first_ttft_s", first.seconds},
                        {"repeat_ttft_s_p50", median_of(warm)},
@@ -267,7 +267,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   eo.max_batch_rows = a.streams + 1;
   eo.threads = a.threads;
   eo.prompt_attention = a.prompt_attention;
-  eo.max_context = a.tokens + 64;
+  eo.max_context = a.tokens() + 64;
   eo.prefix_cache_bytes = 0;
   if (a.while_decoding > 0) eo.prefill_tokens_while_decoding = a.while_decoding;
   if (a.slowdown >= 0) eo.max_decode_slowdown = a.slowdown;
@@ -283,7 +283,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
     Streams with(engine, a.streams, max_tokens);
     with.wait_for(static_cast<size_t>(a.baseline_gaps) + kWarmup);
     const auto arrival = Clock::now();
-    const Ttft big = first_token(engine, bench_prompt_tokens(a.tokens, 600, engine.vocab_size()), 1);
+    const Ttft big = first_token(engine, bench_prompt_tokens(a.tokens(), 600, engine.vocab_size()), 1);
     ttft = big.seconds;
     const auto first = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(big.seconds));
     with.stop();
@@ -320,7 +320,7 @@ nlohmann::ordered_json interleaving(const PrefillArgs& a, const std::string& pat
   std::sort(same_tokens.begin(), same_tokens.end());
   const double base = percentile(before, 50), same = percentile(same_tokens, 50), p99 = percentile(during, 99);
   return {{"streams", a.streams},
-          {"prompt_tokens", a.tokens},
+          {"prompt_tokens", a.tokens()},
           {"prefill_tokens_while_decoding", eo.prefill_tokens_while_decoding},
           {"max_decode_slowdown", eo.max_decode_slowdown},
           {"prompt_ttft_s", ttft},
@@ -338,7 +338,7 @@ int run_prefill(const PrefillArgs& a) {
     const std::string path = a.model.empty() ? models::ensure_default_model() : a.model;
     nlohmann::ordered_json out;
     if (a.lengths.size() == 1) {
-      out["tokens"] = a.tokens;
+      out["tokens"] = a.tokens();
     } else {
       out["tokens"] = a.lengths;
     }
@@ -386,7 +386,6 @@ void register_bench_prefill_command(CLI::App& bench, int& status) {
   cmd->callback([args, &status] {
     if (args->lengths.size() > 1 && (!args->skip_engine || args->streams > 0))
       throw CLI::ValidationError("--tokens: a list needs --forward-only (and no --streams)");
-    args->tokens = args->lengths.front();
     status = run_prefill(*args);
   });
 }
