@@ -185,38 +185,50 @@ struct RowTask {
   int64_t begin, end;
 };
 
-// Tail pieces per task of a decode batch's last round (below): a quarter of a block.
-constexpr int64_t kTailSplit = 4;
-
 // The job's tasks: each target's rows in blocks, targets in order. A decode batch's blocks are
 // long (kStreamTasksPerThread) and the pool hands them out in order, so whichever thread ran
 // behind (started later, or slowed down by something else on the machine) left the other
 // waiting for its last block at every matmul: 7-18 us a job, 1-2.5 ms of a q8_0 B=1 step on 2
-// threads of the Zen 5 EPYC. The job's last `threads` blocks go in kTailSplit pieces each, so
-// that the threads finish within a piece of each other: B=1 forward 15.5 -> 14.2 ms, B=8 23.1
-// -> 22.3 ms (medians of 8 alternated runs). A row's arithmetic does not depend on its task.
+// threads of the Zen 5 EPYC. So the job's last `threads` blocks are cut into halving pieces (a
+// half, a quarter, ... down to one granule), handed out largest first across those blocks, so
+// that the threads finish within the smallest piece of each other while the pieces stay few.
+// - Quarters at first: B=1 forward 15.5 -> 14.2 ms, B=8 23.1 -> 22.3 ms (medians of 8 alternated
+//   runs). They still left the caller waiting ~2-6 us at each of a step's matmuls (half a
+//   quarter: 200 KiB of q8_0 weights for gate_up), ~2.5% of a B=1 step.
+// - Halving pieces instead (q8_0 `bench decode --batch 1,8 --tokens 64`, 30 alternated pairs):
+//   B=1 forward 14.57 -> 14.20 ms (faster in 21 of 30), B=8 20.37 -> 19.88 ms (19 of 30).
+// A row's arithmetic does not depend on its task.
 const std::vector<RowTask>& row_tasks(std::span<const MatmulTarget> targets,
                                       const std::array<int64_t, kMaxMatmulTargets>& block,
                                       const std::array<int64_t, kMaxMatmulTargets>& granule, int threads,
                                       bool stream) {
   thread_local std::vector<RowTask> tasks;
+  thread_local std::vector<std::pair<int, RowTask>> pieces;  // (halvings before it, piece)
   tasks.clear();
   for (size_t i = 0; i < targets.size(); ++i) {
     const int64_t rows = targets[i].w->rows();
     for (int64_t b = 0; b < rows; b += block[i]) tasks.push_back({i, b, std::min(rows, b + block[i])});
   }
   if (!stream || threads == 1) return tasks;
-  const size_t tail = std::min(tasks.size(), static_cast<size_t>(threads));
-  const size_t kept = tasks.size() - tail;
-  for (size_t k = kept; k < kept + tail; ++k) {
-    const RowTask t = tasks[k];
-    const int64_t g = granule[t.target], units = (t.end - t.begin + g - 1) / g;
-    for (int64_t p = 0; p < kTailSplit; ++p) {
-      const int64_t b = t.begin + units * p / kTailSplit * g, e = std::min(t.end, t.begin + units * (p + 1) / kTailSplit * g);
-      if (e > b) tasks.push_back({t.target, b, e});
+  const size_t kept = tasks.size() - std::min(tasks.size(), static_cast<size_t>(threads));
+  pieces.clear();
+  for (size_t k = kept; k < tasks.size(); ++k) {
+    RowTask rest = tasks[k];
+    const int64_t g = granule[rest.target];
+    for (int level = 0;; ++level) {
+      const int64_t units = (rest.end - rest.begin + g - 1) / g;
+      if (units <= 1) {
+        pieces.push_back({level, rest});
+        break;
+      }
+      const int64_t cut = std::min(rest.end, rest.begin + (units + 1) / 2 * g);
+      pieces.push_back({level, {rest.target, rest.begin, cut}});
+      rest.begin = cut;
     }
   }
-  tasks.erase(tasks.begin() + static_cast<std::ptrdiff_t>(kept), tasks.begin() + static_cast<std::ptrdiff_t>(kept + tail));
+  std::stable_sort(pieces.begin(), pieces.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  tasks.resize(kept);
+  for (const auto& p : pieces) tasks.push_back(p.second);
   return tasks;
 }
 
