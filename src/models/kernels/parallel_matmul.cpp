@@ -203,32 +203,29 @@ const std::vector<RowTask>& row_tasks(std::span<const MatmulTarget> targets,
                                       const std::array<int64_t, kMaxMatmulTargets>& granule, int threads,
                                       bool stream) {
   thread_local std::vector<RowTask> tasks;
-  thread_local std::vector<std::pair<int, RowTask>> pieces;  // (halvings before it, piece)
   tasks.clear();
   for (size_t i = 0; i < targets.size(); ++i) {
     const int64_t rows = targets[i].w->rows();
     for (int64_t b = 0; b < rows; b += block[i]) tasks.push_back({i, b, std::min(rows, b + block[i])});
   }
   if (!stream || threads == 1) return tasks;
-  const size_t kept = tasks.size() - std::min(tasks.size(), static_cast<size_t>(threads));
-  pieces.clear();
-  for (size_t k = kept; k < tasks.size(); ++k) {
-    RowTask rest = tasks[k];
-    const int64_t g = granule[rest.target];
-    for (int level = 0;; ++level) {
-      const int64_t units = (rest.end - rest.begin + g - 1) / g;
-      if (units <= 1) {
-        pieces.push_back({level, rest});
-        break;
-      }
-      const int64_t cut = std::min(rest.end, rest.begin + (units + 1) / 2 * g);
-      pieces.push_back({level, {rest.target, rest.begin, cut}});
-      rest.begin = cut;
+  // The tail blocks' rows still to cut stay at their own places; each round takes the first half
+  // (in whole granules) of every one, so that the pieces come largest first without a sort.
+  const size_t tail = std::min(tasks.size(), static_cast<size_t>(threads));
+  const size_t kept = tasks.size() - tail;
+  for (bool cut = true; cut;) {
+    cut = false;
+    for (size_t k = kept; k < kept + tail; ++k) {
+      const RowTask rest = tasks[k];  // (a copy: the push below may move the vector)
+      if (rest.begin == rest.end) continue;
+      const int64_t g = granule[rest.target], units = (rest.end - rest.begin + g - 1) / g;
+      const int64_t end = units <= 1 ? rest.end : std::min(rest.end, rest.begin + (units + 1) / 2 * g);
+      tasks.push_back({rest.target, rest.begin, end});
+      tasks[k].begin = end;
+      cut = true;
     }
   }
-  std::stable_sort(pieces.begin(), pieces.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  tasks.resize(kept);
-  for (const auto& p : pieces) tasks.push_back(p.second);
+  tasks.erase(tasks.begin() + static_cast<std::ptrdiff_t>(kept), tasks.begin() + static_cast<std::ptrdiff_t>(kept + tail));
   return tasks;
 }
 
