@@ -36,21 +36,20 @@ function json(cmd, argv, env = {}) {
 }
 const runSh = path.join(here, "run.sh");
 // The GGUFs that run.sh measures (it writes them on first use).
-const gguf = Object.fromEntries(types.map((type) => [type, execFileSync(runSh, ["gguf", type], { stdio: ["ignore", "pipe", 2] })
-                                                              .toString().trim()]));
-const model = (type) => gguf[type];
+const model = Object.fromEntries(types.map((type) => [type, execFileSync(runSh, ["gguf", type], { stdio: ["ignore", "pipe", 2] })
+                                                               .toString().trim()]));
 const prefill = (threads, lengths, type, repeats) =>
   json(runSh, ["prefill", String(threads), lengths.join(" "), type], { REPEATS: String(repeats) });
 
 const started = new Date().toISOString();
 const raw = { decode: {}, llama_decode: {}, prefill: [], interleaving: null, prefix_cache: null };
 for (const type of types) {
-  raw.decode[type] = json(ninfer, ["bench", "decode", "--model", model(type), "--batch", "1,8", "--tokens", "128",
+  raw.decode[type] = json(ninfer, ["bench", "decode", "--model", model[type], "--batch", "1,8", "--tokens", "128",
                                    "--threads", String(args.threads), "--repeats", "3", "--unconstrained-only"]);
-  raw.llama_decode[type] = json("node", [path.join(here, "decode.mjs"), "--model", model(type), "--tokens", "128",
+  raw.llama_decode[type] = json("node", [path.join(here, "decode.mjs"), "--model", model[type], "--tokens", "128",
                                          "--threads", String(args.threads), "--repeats", "3"]);
 }
-raw.interleaving = json(ninfer, ["bench", "prefill", "--model", model("q8_0"), "--tokens", "4096", "--streams", "4",
+raw.interleaving = json(ninfer, ["bench", "prefill", "--model", model["q8_0"], "--tokens", "4096", "--streams", "4",
                                  "--threads", String(args.threads)]).interleaving;
 for (const threads of [args.threads, 1]) {
   for (const type of types) {
@@ -58,7 +57,7 @@ for (const threads of [args.threads, 1]) {
     if (!args.longAll && type === "q8_0" && threads === args.threads) raw.prefill.push(prefill(threads, [8192], type, 1));
   }
 }
-raw.prefix_cache = json(ninfer, ["bench", "prefill", "--model", model("q8_0"), "--tokens", "2000", "--repeats", "4",
+raw.prefix_cache = json(ninfer, ["bench", "prefill", "--model", model["q8_0"], "--tokens", "2000", "--repeats", "4",
                                  "--threads", String(args.threads)]).engine.prefix_cache;
 
 // The bounds, each with the figures it was checked on.

@@ -99,8 +99,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
     if (ahead) {
-      // Near its end, a tile's lines ahead are those of the tile that the next group reads in its
-      // place (the task's next rows), not those of its neighbour in this group.
+      // (Past the tile's end: the next group's tile, as the header says.)
       const int64_t at = c * kColumnTileRows + kAheadValues;
       const int64_t next = at < tile_values ? 0 : (NT - 1) * tile_values;
 #pragma GCC unroll 2

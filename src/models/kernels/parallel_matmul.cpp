@@ -219,7 +219,7 @@ const std::vector<RowTask>& row_tasks(std::span<const MatmulTarget> targets,
       const RowTask rest = tasks[k];  // (a copy: the push below may move the vector)
       if (rest.begin == rest.end) continue;
       const int64_t g = granule[rest.target], units = (rest.end - rest.begin + g - 1) / g;
-      const int64_t end = units <= 1 ? rest.end : std::min(rest.end, rest.begin + (units + 1) / 2 * g);
+      const int64_t end = units <= 1 ? rest.end : rest.begin + (units + 1) / 2 * g;  // (< rest.end)
       tasks.push_back({rest.target, rest.begin, end});
       tasks[k].begin = end;
       cut = true;
