@@ -1028,10 +1028,11 @@ TEST(Qwen3Kernels, Q8LanesHoldTheSameMatrixAndSumWholeBlocksOnEveryIsa) {
   // every instruction set computes what q8_lanes.h says, spelt out here from the row-major bytes:
   // one fp32 chain per output of fma(d_w * d_x, whole-block integer sum): the tile unit's sums. Rows
   // of one tile to 13 (208: tasks of several tiles; 48: a pair of tiles and a lone one); batches
-  // that fill passes of 8 rows over lone tiles (3 to 8) or of 4 over pairs (1-2, and above 8) partly
-  // and wholly, one slice of 64 rows and more; one and two threads; plain and accumulated outputs.
+  // that fill passes of 8 rows over lone tiles (3 to 8, and 1 over rows of up to 32 blocks: 32, 96
+  // and 1,024 columns) or of 4 over pairs (1-2, and above 8) partly and wholly, one slice of 64 rows
+  // and more; one and two threads; plain and accumulated outputs.
   Qwen3Weights owner;
-  for (int64_t cols : {32, 96, 1056, 2080}) {
+  for (int64_t cols : {32, 96, 1024, 1056, 2080}) {
     for (int64_t rows : {16, 48, 208}) {
       std::vector<float> wv(static_cast<size_t>(rows * cols));
       for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 7);

@@ -15,7 +15,8 @@
 // then overlap the arithmetic throughout; a second pass over a pair (from cache) left memory idle for
 // half the step (B=8: 18.8 -> 21.8 ms). Batches of 1-2 rows take pairs in one pass, so that a thread
 // streams two tiles at once: the model's q8_0 B=1 forward on 2 threads of the Zen 5 EPYC, alternated
-// 4 times, 15.84-16.58 -> 13.90-15.09 ms (70-80% -> 86-93% of the memory floor beside it). At 4 rows
+// 4 times, 15.84-16.58 -> 13.90-15.09 ms (70-80% -> 86-93% of the memory floor beside it); but one
+// row over short weight rows streams lone tiles with no requests ahead (kLoneStreamBlocks). At 4 rows
 // pairs were slower (the matmul alone from memory, 14.9-15.2 against 14.2-14.3 ms), where a lone
 // tile spreads its requests ahead over its products (kSpreadAhead) and a pair asks in bursts.
 #include <algorithm>
@@ -40,8 +41,19 @@ namespace {
 
 // (tile, activation row) pairs per pass: 8 int32 and 8 fp32 accumulators beside the groups' loads.
 constexpr int kLaneAccumulators = 8;
-// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h).
+// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h), except a lone
+// row over rows of at most kLoneStreamBlocks blocks.
 constexpr int64_t kLanePairsUpTo = 2;
+// A lone activation row over weight rows this short (Qwen3 0.6b's hidden width, 1,024) takes lone
+// tiles and leaves the weights to the hardware prefetchers: one sequential stream per thread, as
+// the read loop's. Matmuls alone from memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, 2
+// threads, ~45 GB/s), lone tiles without requests against pairs asking ahead, in time over the
+// read beside each run: 1,024 columns 1.031 / 1.067 (1,024 rows), 0.985 / 1.038 (3,072 rows),
+// 0.994 / 1.049 (6,144 rows); but 2,048 columns 1.113 / 1.038 and 3,072 columns 1.112 / 1.002 (1,024
+// rows), 1.043 / 0.994 (3,072 rows), where lone tiles asking ahead (1.096), spread (1.133) or into L2
+// (1.147) did no better. The model's q8_0 B=1 forward, 33 alternations: 13.93 -> 13.30 ms (faster in
+// 28), 95% -> 100% of the memory floor beside it.
+constexpr int64_t kLoneStreamBlocks = 32;
 // Activation rows per slice of a prompt: their blocks (64 x 3,072 bytes at most for Qwen3 0.6b's down
 // projection) stay in L2 while the task's tiles pass over them, and the tiles' in L1 or L2 while
 // the slice's rows pass over each.
@@ -166,13 +178,14 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
   }
 }
 
-}  // namespace
-
-NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+// Rows of a matmul over q8_0 lanes, decode batches of up to kPairsUpTo rows in pairs of tiles;
+// `ask_ahead`: whether the first pass over a group's weights asks for the lines ahead.
+template <int64_t kPairsUpTo>
+NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end, bool ask_ahead) {
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators, kLanePairsUpTo>(a.batch, row_begin, row_end,
-                                                                                 [&](const TileGroup& g) {
+  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators, kPairsUpTo>(a.batch, row_begin, row_end,
+                                                                             [&](const TileGroup& g) {
     const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       LaneRows x;
@@ -184,10 +197,20 @@ NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_
         x.y[j] = a.y + b * a.ldy + g.t0;
       }
       with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
-        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead);
+        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && ask_ahead);
       });
     });
   });
+}
+
+}  // namespace
+
+NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+  if (a.batch == 1 && a.cols / kQ8BlockValues <= kLoneStreamBlocks) {
+    lane_rows<0>(a, row_begin, row_end, false);
+  } else {
+    lane_rows<kLanePairsUpTo>(a, row_begin, row_end, true);
+  }
 }
 
 }  // namespace ninfer::models::kernels::avx512
