@@ -7,7 +7,8 @@
 // Batches of more than kPairsAbove rows take pairs of tiles, half the rows per pass: each row's
 // activations, loaded once, serve both tiles. So do batches of up to kPairsUpTo rows (at most
 // kAccumulators / 2, one pass): a thread then streams two tiles at once, which kept B=1 nearer the
-// memory's rate. The batches between take lone tiles in one pass over the weights, whose loads from
+// memory's rate (Q8_0 in lanes takes lone tiles for one row over short weight rows instead: see
+// kLoneStreamBlocks). The batches between take lone tiles in one pass over the weights, whose loads from
 // memory then overlap the arithmetic throughout. Both are the kernel's: for Q8_0 in lanes,
 // kPairsAbove = kAccumulators and kPairsUpTo = 2 (decode batches of 3-8 rows take lone tiles); for
 // column tiles kPairsAbove = 0, since one chain per output leaves room for a pair's 8 rows in one
