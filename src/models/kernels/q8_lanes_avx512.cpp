@@ -41,8 +41,7 @@ namespace {
 
 // (tile, activation row) pairs per pass: 8 int32 and 8 fp32 accumulators beside the groups' loads.
 constexpr int kLaneAccumulators = 8;
-// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h), except a lone
-// row over rows of at most kLoneStreamBlocks blocks.
+// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h).
 constexpr int64_t kLanePairsUpTo = 2;
 // A lone activation row over weight rows this short (Qwen3 0.6b's hidden width, 1,024) takes lone
 // tiles and leaves the weights to the hardware prefetchers: one sequential stream per thread, as
@@ -178,10 +177,11 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
   }
 }
 
-// Rows of a matmul over q8_0 lanes, decode batches of up to kPairsUpTo rows in pairs of tiles;
-// `ask_ahead`: whether the first pass over a group's weights asks for the lines ahead.
-template <int64_t kPairsUpTo>
-NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end, bool ask_ahead) {
+// Rows of a matmul over q8_0 lanes; kLoneStream: lone tiles whose first pass asks for no lines
+// ahead (kLoneStreamBlocks), else the batch's groups and requests.
+template <bool kLoneStream>
+NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t kPairsUpTo = kLoneStream ? 0 : kLanePairsUpTo;
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
   for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators, kPairsUpTo>(a.batch, row_begin, row_end,
@@ -197,7 +197,7 @@ NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int6
         x.y[j] = a.y + b * a.ldy + g.t0;
       }
       with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
-        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && ask_ahead);
+        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && !kLoneStream);
       });
     });
   });
@@ -207,9 +207,9 @@ NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int6
 
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   if (a.batch == 1 && a.cols / kQ8BlockValues <= kLoneStreamBlocks) {
-    lane_rows<0>(a, row_begin, row_end, false);
+    lane_rows<true>(a, row_begin, row_end);
   } else {
-    lane_rows<kLanePairsUpTo>(a, row_begin, row_end, true);
+    lane_rows<false>(a, row_begin, row_end);
   }
 }
 
