@@ -298,6 +298,14 @@ class Engine {
   // Prepares the constraint on the calling thread and enqueues. Throws ConstraintError for an
   // invalid/unsupported constraint and RequestError for the other rejections.
   RequestHandle submit(PreparedPrompt prompt, RequestOptions options);
+  // Submits requests as one batch (an offline batch: vLLM's LLM.generate over a list): each is
+  // checked and prepared as submit() does, then all enter the queue at once, so an idle engine with
+  // free rows starts them in the same step. Requests submitted one by one, even from threads started
+  // together, reach the engine in turn: the first may start a step alone, and once it decodes the
+  // others' prompts join a few positions a step (EngineOptions::max_decode_slowdown). Throws on the
+  // first rejection (a RequestError's param() then starts with "requests[i]"), queueing none; and
+  // RequestError InvalidRequest when the two lists differ in length.
+  std::vector<RequestHandle> submit_together(std::vector<PreparedPrompt> prompts, std::vector<RequestOptions> options);
 
   std::string model_description() const;
   int32_t vocab_size() const;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <latch>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -62,28 +61,37 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
   Round round;
   round.before = engine.stats();
   std::mutex mu;
-  // The clients submit together, once all exist (started one by one, the first request's steps ran
-  // alone while the other threads were being created).
-  std::latch start(a.batch + 1);
-  Clock::time_point t0;
+  auto options_for = [&](int row, uint64_t n, int left) {
+    RequestOptions ro;
+    ro.max_tokens = left;
+    ro.sampling.seed = round_seed * 1000003ull + uint64_t(row) * 7919ull + n;
+    ro.sampling.temperature = a.temperature;
+    ro.phase_timings = true;
+    if (c)
+      ro.constraint = *c;
+    else
+      ro.ignore_eos = true;
+    return ro;
+  };
+  // The rows' first requests are submitted together, so that all B start in one step: submitted by
+  // the clients as they started, the first often began a step alone, and the others' prompts then
+  // joined a few positions a step (the limit that keeps running streams' latency bounded while long
+  // prompts enter), so B rows decoded together for only part of the round.
+  std::vector<PreparedPrompt> prompts(static_cast<size_t>(a.batch), prompt);
+  std::vector<RequestOptions> first;
+  for (int row = 0; row < a.batch; ++row) first.push_back(options_for(row, 0, a.tokens));
+  const Clock::time_point t0 = Clock::now();
+  std::vector<RequestHandle> handles = engine.submit_together(std::move(prompts), std::move(first));
   std::vector<std::thread> clients;
   for (int row = 0; row < a.batch; ++row) {
     clients.emplace_back([&, row] {
-      start.arrive_and_wait();
       int left = a.tokens;
       uint64_t n = 0;
       Round local;
       while (left > 0) {
-        RequestOptions ro;
-        ro.max_tokens = left;
-        ro.sampling.seed = round_seed * 1000003ull + uint64_t(row) * 7919ull + n++;
-        ro.sampling.temperature = a.temperature;
-        ro.phase_timings = true;
-        if (c)
-          ro.constraint = *c;
-        else
-          ro.ignore_eos = true;
-        RequestHandle h = engine.submit(prompt, ro);
+        RequestHandle h =
+            n == 0 ? std::move(handles[static_cast<size_t>(row)]) : engine.submit(prompt, options_for(row, n, left));
+        ++n;
         std::optional<Clock::time_point> last;
         while (auto ev = h.next()) {
           if (ev->done) break;
@@ -126,8 +134,6 @@ Round run_round(Engine& engine, const PreparedPrompt& prompt, const BenchArgs& a
       round.prepare_cpu_ms.insert(round.prepare_cpu_ms.end(), local.prepare_cpu_ms.begin(), local.prepare_cpu_ms.end());
     });
   }
-  t0 = Clock::now();
-  start.arrive_and_wait();
   for (auto& t : clients) t.join();
   round.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   round.after = engine.stats();

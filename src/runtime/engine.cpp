@@ -36,6 +36,11 @@ PreparedPrompt Engine::prepare(const PromptInput& input) const { return impl_->p
 RequestHandle Engine::submit(PreparedPrompt prompt, RequestOptions options) {
   return impl_->submit(std::move(prompt), std::move(options));
 }
+
+std::vector<RequestHandle> Engine::submit_together(std::vector<PreparedPrompt> prompts,
+                                                   std::vector<RequestOptions> options) {
+  return impl_->submit_together(std::move(prompts), std::move(options));
+}
 std::string Engine::model_description() const { return impl_->model().description(); }
 int32_t Engine::vocab_size() const { return impl_->tokenizer()->vocab_size(); }
 EngineStats Engine::stats() const { return impl_->stats(); }

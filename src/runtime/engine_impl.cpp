@@ -299,8 +299,8 @@ void EngineImpl::prepare_session(Request& req, const PreparedPrompt& prompt, con
                                                                                       : stats_.cache_builds)++;
 }
 
-RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) {
-  const Clock::time_point submitted = Clock::now();
+std::unique_ptr<Request> EngineImpl::make_request(PreparedPrompt prompt, RequestOptions options,
+                                                  Clock::time_point submitted) {
   validate_options(options);
   if (prompt.tokens.empty()) throw RequestError(RequestErrorKind::InvalidRequest, "the prompt is empty");
   check_prompt_tokens(prompt.tokens, tok_->vocab_size());
@@ -309,7 +309,7 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
                                                             " tokens leaves no room in a context of " +
                                                             std::to_string(max_context_));
 
-  // Outstanding-slot reservation, released on every failure below.
+  // Outstanding-slot reservation, released on every failure below (and by enqueue's).
   if (outstanding_.fetch_add(1) >= options_.max_outstanding) {
     outstanding_.fetch_sub(1);
     throw RequestError(RequestErrorKind::Overloaded, "too many outstanding requests");
@@ -329,22 +329,68 @@ RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) 
     req->drafts.reserve(static_cast<size_t>(k));
     req->options = std::move(options);
     req->state = std::make_shared<RequestState>(next_id_.fetch_add(1));
-    RequestHandle handle(req->state);
-    {
-      std::lock_guard<std::mutex> lock(queue_mu_);
-      // The pending deadline runs from submit: a slow compile does not extend it.
-      if (req->options.pending_deadline && Clock::now() - submitted > *req->options.pending_deadline)
-        throw RequestError(RequestErrorKind::DeadlineExceeded, "pending deadline passed during preparation");
-      if (stopping_) throw RequestError(RequestErrorKind::ShuttingDown, "the engine is shutting down");
-      req->enqueued = Clock::now();
-      waiting_.push_back(std::move(req));
-    }
-    queue_cv_.notify_one();
-    return handle;
+    return req;
   } catch (...) {
     outstanding_.fetch_sub(1);
     throw;
   }
+}
+
+std::vector<RequestHandle> EngineImpl::enqueue(std::vector<std::unique_ptr<Request>> requests) {
+  try {
+    std::vector<RequestHandle> handles;
+    handles.reserve(requests.size());
+    for (const auto& r : requests) handles.emplace_back(r->state);
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      const Clock::time_point now = Clock::now();
+      // The pending deadline runs from submit: a slow compile does not extend it.
+      for (const auto& r : requests) {
+        if (r->options.pending_deadline && now - r->submitted > *r->options.pending_deadline)
+          throw RequestError(RequestErrorKind::DeadlineExceeded, "pending deadline passed during preparation");
+      }
+      if (stopping_) throw RequestError(RequestErrorKind::ShuttingDown, "the engine is shutting down");
+      for (auto& r : requests) {
+        r->enqueued = now;
+        waiting_.push_back(std::move(r));
+      }
+    }
+    queue_cv_.notify_one();
+    return handles;
+  } catch (...) {
+    outstanding_.fetch_sub(static_cast<int>(requests.size()));
+    throw;
+  }
+}
+
+RequestHandle EngineImpl::submit(PreparedPrompt prompt, RequestOptions options) {
+  std::vector<std::unique_ptr<Request>> one;
+  one.push_back(make_request(std::move(prompt), std::move(options), Clock::now()));
+  return enqueue(std::move(one)).front();
+}
+
+std::vector<RequestHandle> EngineImpl::submit_together(std::vector<PreparedPrompt> prompts,
+                                                       std::vector<RequestOptions> options) {
+  if (prompts.size() != options.size())
+    throw RequestError(RequestErrorKind::InvalidRequest, std::to_string(prompts.size()) + " prompts with " +
+                                                             std::to_string(options.size()) + " sets of options");
+  const Clock::time_point submitted = Clock::now();
+  std::vector<std::unique_ptr<Request>> requests;
+  requests.reserve(prompts.size());
+  try {
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      try {
+        requests.push_back(make_request(std::move(prompts[i]), std::move(options[i]), submitted));
+      } catch (RequestError& e) {
+        e.at_param("requests[" + std::to_string(i) + "]" + (e.param().empty() ? "" : "." + e.param()));
+        throw;
+      }
+    }
+  } catch (...) {
+    outstanding_.fetch_sub(static_cast<int>(requests.size()));  // the ones made before the rejection
+    throw;
+  }
+  return enqueue(std::move(requests));
 }
 
 void EngineImpl::hold_admission(bool hold) {

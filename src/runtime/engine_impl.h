@@ -34,6 +34,7 @@ class EngineImpl {
 
   PreparedPrompt prepare(const PromptInput& input) const;
   RequestHandle submit(PreparedPrompt prompt, RequestOptions options);
+  std::vector<RequestHandle> submit_together(std::vector<PreparedPrompt> prompts, std::vector<RequestOptions> options);
   EngineStats stats() const;
   // While held, queued requests wait (deadlines and cancellations still apply): used to drain the
   // engine and by tests to make several requests join one batch.
@@ -56,6 +57,13 @@ class EngineImpl {
 
   std::atomic<int> outstanding_{0};
   std::atomic<uint64_t> next_id_{1};
+
+  // A request checked, prepared and counted in outstanding_ (released if this throws), not yet queued.
+  std::unique_ptr<runtime::Request> make_request(PreparedPrompt prompt, RequestOptions options,
+                                                 runtime::Clock::time_point submitted);
+  // Queues the requests under one lock, so that the worker's next admission sees them all; on a
+  // rejection none is queued and their outstanding_ counts are released.
+  std::vector<RequestHandle> enqueue(std::vector<std::unique_ptr<runtime::Request>> requests);
 
   // Queue: submit pushes, the worker pops. Never held while compiling or decoding.
   mutable std::mutex queue_mu_;

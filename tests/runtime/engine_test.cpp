@@ -201,6 +201,50 @@ TEST(Engine, SubmitRejectionsAreTypedAndReleaseTheReservation) {
   EXPECT_NO_THROW(e->submit(prompt(*e), o).wait());
 }
 
+TEST(Engine, RequestsSubmittedTogetherStartInOneStepOrNoneIsQueued) {
+  auto e = make_engine(4, 256, /*max_outstanding=*/4);
+  std::vector<PreparedPrompt> prompts;
+  std::vector<RequestOptions> options;
+  for (int i = 0; i < 4; ++i) {
+    prompts.push_back(prompt(*e, "Answer " + std::to_string(i) + ":"));
+    RequestOptions o;
+    o.max_tokens = 6;
+    o.ignore_eos = true;
+    o.sampling.seed = static_cast<uint64_t>(i) + 1;
+    options.push_back(o);
+  }
+  const uint64_t steps0 = e->stats().steps;
+  std::vector<RequestHandle> handles = e->submit_together(prompts, options);
+  ASSERT_EQ(handles.size(), 4u);
+  for (RequestHandle& h : handles) EXPECT_EQ(h.wait().usage.completion_tokens, 6);
+  // One step prefills the four prompts and samples their first tokens; five more decode all four.
+  EXPECT_EQ(e->stats().steps - steps0, 6u);
+
+  // A rejection anywhere queues none of them, names its request and releases every reservation
+  // (max_outstanding is 4: the four fit again afterwards).
+  const auto rejection = [&](std::vector<PreparedPrompt> p, std::vector<RequestOptions> o) {
+    try {
+      e->submit_together(std::move(p), std::move(o));
+    } catch (const RequestError& err) {
+      return std::pair(err.kind(), err.param());
+    }
+    return std::pair(RequestErrorKind::Internal, std::string("none"));
+  };
+  std::vector<PreparedPrompt> empty_third = prompts;
+  empty_third[2].tokens.clear();
+  EXPECT_EQ(rejection(empty_third, options), std::pair(RequestErrorKind::InvalidRequest, std::string("requests[2]")));
+  std::vector<PreparedPrompt> five = prompts;
+  std::vector<RequestOptions> five_options = options;
+  five.push_back(prompts[0]);
+  five_options.push_back(options[0]);
+  EXPECT_EQ(rejection(five, five_options), std::pair(RequestErrorKind::Overloaded, std::string("requests[4]")));
+  EXPECT_EQ(rejection(prompts, five_options).first, RequestErrorKind::InvalidRequest);  // 4 prompts, 5 option sets
+  EXPECT_EQ(e->stats().steps - steps0, 6u);
+  handles = e->submit_together(prompts, options);
+  for (RequestHandle& h : handles) EXPECT_EQ(h.wait().usage.completion_tokens, 6);
+  EXPECT_EQ(e->stats().steps - steps0, 12u);
+}
+
 TEST(Engine, CancellationAndPendingDeadline) {
   // Room for a long run: with 256 positions the running request could reach the end of its context
   // (finishing with Length) before the cancel below, at ~0.3 ms a step.
