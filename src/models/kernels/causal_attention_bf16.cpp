@@ -144,8 +144,9 @@ struct StepPrefetch {
 // keys, log2 units), of which it sees the first `valid`: the running max moves, the weights
 // 2^(x - max) go to w as bf16 over the step's `vecs` vectors (exact zeros past `valid`), and the
 // running sum takes their fp32 values, rescaled by alpha = 2^(old max - new max). Lanes past
-// `valid` are never used.
-template <int NV>
+// `valid` are never used. Full: the query sees every key of the vectors (all of a prompt's steps but
+// its last few), and the masks are left out (all-ones masks give the same floats).
+template <int NV, bool Full>
 NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_in_registers(const __m512* x, int64_t valid,
                                                                                     int vecs, float& mx, float& l,
                                                                                     float& alpha, uint16_t* w) {
@@ -154,8 +155,8 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_in_regis
   __m512 vmax = ninf;
 #pragma GCC unroll 8
   for (int u = 0; u < NV; ++u) {
-    keep[u] = first_lanes(valid - 16 * u);
-    vmax = _mm512_mask_max_ps(vmax, keep[u], vmax, x[u]);
+    keep[u] = Full ? __mmask16(0xffff) : first_lanes(valid - 16 * u);
+    vmax = Full ? _mm512_max_ps(vmax, x[u]) : _mm512_mask_max_ps(vmax, keep[u], vmax, x[u]);
   }
   const float tile_max = _mm512_reduce_max_ps(vmax);
   const float m = tile_max > mx ? tile_max : mx;
@@ -211,7 +212,13 @@ NINFER_KERNEL_TARGET void score_softmax_block(const uint16_t* const* qp, const u
   }
   prefetch.step();
 #pragma GCC unroll 4
-  for (int i = 0; i < NR; ++i) softmax_in_registers<NV>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
+  for (int i = 0; i < NR; ++i) {
+    if (valid[i] >= 16 * NV) {
+      softmax_in_registers<NV, true>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
+    } else {
+      softmax_in_registers<NV, false>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
+    }
+  }
 }
 
 template <int NR>
