@@ -284,7 +284,7 @@ TEST(Qwen3PrefillBench, DISABLED_DecodeMatmulFromMemory) {
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
   };
-  // The read loop over the same copies, split as the decode matmuls split them (2 tasks a thread):
+  // The read loop over the same copies in 2 tasks a thread (as the decode matmuls split them until 2026-12-06):
   // the stream's own rate, at the same moment and over the same pages as the matmuls.
   uint64_t sink = 0;
   auto read = [&](const TensorView& m) {

@@ -15,9 +15,9 @@
 // at 15.0-18.7 ms) B=1 16.7-18.3 -> 14.8-15.2 ms, B=8 21.0-22.3 -> 20.6-21.4. f16 prefill forward,
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
-// The first pass over a pair asks for its weights 4 KiB ahead into L1, a line per column pair and
-// tile. Asking for them 8-16 KiB ahead into L2 as well made B=8 from memory no faster (22.0-22.3 ms
-// without, 21.7-24.3 with). Near a tile's end the lines ahead are those of the tile that replaces it
+// The first pass over a pair asks for its weights 3 KiB ahead into L1 (kAheadValues), a line per
+// column pair and tile. Asking for them 8-16 KiB ahead into L2 as well made B=8 from memory no faster
+// (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are those of the tile that replaces it
 // in the task's next group. Before, the first tile's requests ran on into its neighbour, already
 // being read, and the next pair's second tile started cold. Matmul alone from memory, f16, 2
 // threads, ~80 alternated runs each, time over the read of the same copies beside it (medians):
@@ -47,9 +47,14 @@ constexpr int kColumnAccumulators = 16;  // per pass: tiles x activation rows
 constexpr int kColumnBatch = kColumnAccumulators;  // rows a lone tile's pass may take
 constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (as q8_lanes_avx512.cpp)
 // How far ahead of its columns a tile's first pass asks for the weights (into L1).
-// 2,048 values (4 KiB): B=8 f16 decode on the Zen 5 EPYC, 2 threads, 151-174 tok/s with 1,024, 162-197
-// with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each).
-constexpr int64_t kAheadValues = 2048;
+// 1,536 values (3 KiB). B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s
+// with 1,024, 162-197 with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each). The
+// model's forward passes alternated one by one in one process against 2,048 (200 of each, `bench
+// decode --batch 1,8 --tokens 128`, 4-6 runs), in time over 2,048's: B=8 0.977-0.990 with 1,536,
+// 0.966-0.984 with 1,280, 0.984 with 1,024, 1.015 with 768, 1.008-1.011 with 3,072 and 4,096; B=1
+// 0.976-1.000 with 1,536, 1.002-1.024 with 1,280, 1.059 with 768. Into L2 instead (hint 2): B=1 1.081,
+// B=8 1.046.
+constexpr int64_t kAheadValues = 1536;
 
 struct ColumnRows {
   const float* x[kColumnBatch];
