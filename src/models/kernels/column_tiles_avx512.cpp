@@ -16,14 +16,14 @@
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
 // The first pass over a pair asks for its weights 3 KiB ahead into L1 (kAheadValues), a line per
-// column pair and tile. Asking for them 8-16 KiB ahead into L2 as well made B=8 from memory no faster
-// (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are those of the tile that replaces it
-// in the task's next group. Before, the first tile's requests ran on into its neighbour, already
-// being read, and the next pair's second tile started cold. Matmul alone from memory, f16, 2
-// threads, ~80 alternated runs each, time over the read of the same copies beside it (medians):
-// 3,072 x 1,024, B=8 1.455 -> 1.391, B=1 1.127 -> 1.068; 6,144 x 512, B=8 1.713 -> 1.503, B=1
-// 1.260 -> 1.113. The model's f16 decode, 5 alternations: B=1 forward 26.9-29.9 -> 24.6-28.2 ms,
-// B=8 39.4-47.3 -> 36.6-44.1.
+// column pair and tile, non-temporal for a decode step (request_line). Asking for them 8-16 KiB
+// ahead into L2 as well made B=8 from memory no faster (22.0-22.3 ms without, 21.7-24.3 with). Near a
+// tile's end the lines ahead are those of the tile that replaces it in the task's next group.
+// Before, the first tile's requests ran on into its neighbour, already being read, and the next
+// pair's second tile started cold. Matmul alone from memory, f16, 2 threads, ~80 alternated runs
+// each, time over the read of the same copies beside it (medians): 3,072 x 1,024, B=8 1.455 ->
+// 1.391, B=1 1.127 -> 1.068; 6,144 x 512, B=8 1.713 -> 1.503, B=1 1.260 -> 1.113. The model's f16
+// decode, 5 alternations: B=1 forward 26.9-29.9 -> 24.6-28.2 ms, B=8 39.4-47.3 -> 36.6-44.1.
 #include <algorithm>
 #include <cstdint>
 
@@ -91,10 +91,11 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void column_step(cons
 
 // Outputs [t0, t0 + 16 NT) of NB activation rows over all columns of NT adjacent tiles (tile t at
 // tile + t x tile_values), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
-// weights, which asks for the lines ahead of them (a line per column pair and tile).
+// weights, which asks for the lines ahead of them (a line per column pair and tile); `once`: no later
+// slice reads them (request_line).
 template <DType D, int NT, int NB>
 NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values, int64_t cols, const ColumnRows& x,
-                                       const uint32_t* rows, bool accumulate, bool ahead) {
+                                       const uint32_t* rows, bool accumulate, bool ahead, bool once) {
   __m512 acc[NT][NB];
 #pragma GCC unroll 2
   for (int t = 0; t < NT; ++t) {
@@ -108,7 +109,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
       const int64_t at = c * kColumnTileRows + kAheadValues;
       const int64_t next = at < tile_values ? 0 : (NT - 1) * tile_values;
 #pragma GCC unroll 2
-      for (int t = 0; t < NT; ++t) __builtin_prefetch(tile + t * tile_values + at + next, 0, 3);
+      for (int t = 0; t < NT; ++t) request_line(tile + t * tile_values + at + next, once);
     }
     column_step<D, NT, NB>(tile, tile_values, c, x, acc);
     column_step<D, NT, NB>(tile, tile_values, c + 1, x, acc);
@@ -144,9 +145,9 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
       }
       with_tiles_and_rows<kColumnAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
         if (a.dtype == DType::BF16) {
-          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
         } else {
-          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead);
+          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
         }
       });
     });

@@ -92,10 +92,10 @@ template <int NT, int NB>
 constexpr bool kSpreadAhead = NT == 1 && NB >= 4;
 // Outputs [t0, t0 + 16 NT) of the rows of x (NB of them) over all blocks of NT adjacent tiles (tile t
 // at tile + t x tile_bytes), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
-// weights, which asks for the lines ahead of them.
+// weights, which asks for the lines ahead of them; `once`: no later slice reads them (request_line).
 template <int NT, int NB>
 NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int64_t blocks, const LaneRows& x,
-                                     const uint32_t* rows, bool accumulate, bool ahead) {
+                                     const uint32_t* rows, bool accumulate, bool ahead, bool once) {
   __m512 out[NT][NB];
 #pragma GCC unroll 2
   for (int t = 0; t < NT; ++t) {
@@ -113,7 +113,7 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
 #pragma GCC unroll 2
       for (int t = 0; t < NT; ++t, lines += tile_bytes) {
 #pragma GCC unroll 9
-        for (int l = 0; l < 9; ++l) __builtin_prefetch(lines + 64 * l, 0, 3);
+        for (int l = 0; l < 9; ++l) request_line(lines + 64 * l, once);
       }
     }
     // Group by group across the chains: one chain's 8 dependent vpdpbusd back to back leave the units
@@ -140,8 +140,8 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
       for (int g = 4 * h; g < 4 * h + 4; ++g) {
         if (kSpreadAhead<NT, NB> && ahead) {
           const uint8_t* lines = blk[0] + kAheadBytes;
-          __builtin_prefetch(lines + 64 * g, 0, 3);
-          if (g == 0) __builtin_prefetch(lines + 64 * 8, 0, 3);  // the 9th line
+          request_line(lines + 64 * g, once);
+          if (g == 0) request_line(lines + 64 * 8, once);  // the 9th line
         }
         __m512i w[NT];
 #pragma GCC unroll 2
@@ -197,7 +197,7 @@ NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int6
         x.y[j] = a.y + b * a.ldy + g.t0;
       }
       with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
-        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && !kLoneStream);
+        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && !kLoneStream, g.one_slice);
       });
     });
   });
