@@ -74,8 +74,8 @@ inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, F
 // not displace what the step reads again (its activations, its rows' K/V). On the Zen 5 EPYC, the
 // model's forward passes alternated one by one against requests into every level (200-400 of each,
 // 2 threads, `bench decode --batch 1,4,8,16 --tokens 128`), in time over theirs: q8_0 B=1
-// 0.992-0.994, B=4 0.918-0.945, B=8 0.951-0.981, B=16 1.000; f16 B=1 0.985-0.996, B=4 0.989-1.002,
-// B=8 0.979-0.998. Prompt slices keep the weights for the next slice, and ask into every level.
+// 0.989-1.004, B=4 0.914-0.945, B=8 0.951-0.988, B=16 1.000; f16 B=1 0.985-0.996, B=4 0.989-1.002,
+// B=8 0.979-0.998, B=16 0.993. Prompt slices keep the weights for the next slice, and ask into every level.
 inline void request_line(const void* p, bool once) {
   if (once) {
     __builtin_prefetch(p, 0, 0);
