@@ -17,13 +17,14 @@ namespace {
 // machine is balanced by the others, but never fewer than 24 rows, so that claiming a task costs
 // nothing next to its work. Big blocks also keep each thread's weight reads one long sequential
 // stream, which is what the hardware prefetchers handle best. Batches of up to 16 rows (decode
-// steps), whose cost is that stream, take 1 block per thread, which row_tasks cuts into halving
-// pieces: every task starts a stream anew (cold lines, the prefetchers' ramp), and 8 made q8_0 decode
-// on 2 threads of the AMX Xeon ~1 ms per step slower at B=1 (28.0-28.7 against 27.2-27.3 ms) and 7%
-// slower at B=8 (175-177 against 189 tok/s). 1 against 2 on the Zen 5 EPYC, forward passes
-// alternated one by one in one process (so that the memory's phase drifts alike for both; an
-// A/A run of the same kind: within 0.4%), 200-400 of each, `bench decode --batch 1,4,8 --tokens
-// 128`: q8_0 B=1 -0.7 to -1.6%, B=8 -0.1 to -2.1%; f16 B=1 -0.4 to -1.3%, B=8 -0.2 to -0.6%.
+// steps), whose cost is that stream, take 1 block per thread and target (row_tasks cuts the job's
+// last blocks into halving pieces): every task starts a stream anew (cold lines, the prefetchers'
+// ramp), and 8 made q8_0 decode on 2 threads of the AMX Xeon ~1 ms per step slower at B=1
+// (28.0-28.7 against 27.2-27.3 ms) and 7% slower at B=8 (175-177 against 189 tok/s). 1 against 2
+// on the Zen 5 EPYC, forward passes alternated one by one in one process (so that the memory's
+// phase drifts alike for both; an A/A run of the same kind: within 0.4%), 200-400 of each, `bench
+// decode --batch 1,4,8 --tokens 128`: q8_0 B=1 -0.7 to -1.6%, B=8 -0.1 to -2.1%; f16 B=1 -0.4 to
+// -1.3%, B=8 -0.2 to -0.6%.
 // Blocks are whole multiples of kRowGranule, so that the kernels' panels of 12 (8 for scalar) rows
 // fill them with no short panel in the middle of a matrix (of 16 for Q8_0 on the tile unit, whose
 // tiles are 16 rows: 24-row blocks made it compute 32; and for Q8_0 packed in lanes, whose tiles are
