@@ -15,8 +15,8 @@
 // at 15.0-18.7 ms) B=1 16.7-18.3 -> 14.8-15.2 ms, B=8 21.0-22.3 -> 20.6-21.4. f16 prefill forward,
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
-// The first pass over a pair asks for its weights 3 KiB ahead into L1 (kAheadValues), a line per
-// column pair and tile, non-temporal for a decode step (request_line). Asking for them 8-16 KiB
+// The first pass over a pair asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for passes
+// of 4 rows or more), a line per column pair and tile, non-temporal for a decode step (request_line). Asking for them 8-16 KiB
 // ahead into L2 as well made B=8 from memory no faster (22.0-22.3 ms without, 21.7-24.3 with). Near a
 // tile's end the lines ahead are those of the tile that replaces it in the task's next group.
 // Before, the first tile's requests ran on into its neighbour, already being read, and the next
@@ -46,8 +46,9 @@ namespace {
 constexpr int kColumnAccumulators = 16;  // per pass: tiles x activation rows
 constexpr int kColumnBatch = kColumnAccumulators;  // rows a lone tile's pass may take
 constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (as q8_lanes_avx512.cpp)
-// How far ahead of its columns a tile's first pass asks for the weights (into L1).
-// 1,536 values (3 KiB). B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s
+// How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
+// KiB) for passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4 rows or
+// more, which go at their products' (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s
 // with 1,024, 162-197 with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each). The
 // model's forward passes alternated one by one in one process against 2,048 (200 of each, `bench
 // decode --batch 1,8 --tokens 128`, 4-6 runs), in time over 2,048's: B=8 0.977-0.990 with 1,536,
@@ -55,6 +56,16 @@ constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (
 // 0.976-1.000 with 1,536, 1.002-1.024 with 1,280, 1.059 with 768. Into L2 instead (hint 2): B=1 1.081,
 // B=8 1.046.
 constexpr int64_t kAheadValues = 1536;
+// A pass of 4 or more rows runs its products about as long as its lines take to arrive, near the
+// memory's rate where it is fast, so its lines wait longer in the queues and need asking for sooner.
+// The model's forward passes alternated one by one against 1,536 (200 of each, f16, 2 threads, `bench
+// decode --tokens 128`, 2026-12-06 afternoon, reads of ~80 GB/s), in time over 1,536's: B=8 0.939-0.948
+// with 3,072 where B=8 took ~25 ms a step, 0.981-0.995 where it took ~28 ms, 0.971-0.979 with 2,048,
+// 0.956-0.971 with 4,096, 0.958-0.963 with 6,144, 1.043-1.053 with 1,280; B=16 0.896-0.930 and B=4
+// 0.967-1.008 with 3,072. For every pass, 3,072 made B=1 1.000-1.062, B=2 1.039-1.045 and B=3
+// 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
+constexpr int64_t kAheadValuesProducts = 2 * kAheadValues;
+constexpr int kProductPacedRows = 4;
 
 struct ColumnRows {
   const float* x[kColumnBatch];
@@ -102,11 +113,12 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) acc[t][j] = _mm512_setzero_ps();
   }
+  constexpr int64_t kAhead = NB >= kProductPacedRows ? kAheadValuesProducts : kAheadValues;
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
     if (ahead) {
       // (Past the tile's end: the next group's tile, as the header says.)
-      const int64_t at = c * kColumnTileRows + kAheadValues;
+      const int64_t at = c * kColumnTileRows + kAhead;
       const int64_t next = at < tile_values ? 0 : (NT - 1) * tile_values;
 #pragma GCC unroll 2
       for (int t = 0; t < NT; ++t) request_line(tile + t * tile_values + at + next, once);
