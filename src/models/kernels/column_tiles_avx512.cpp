@@ -59,11 +59,12 @@ constexpr int64_t kAheadValues = 1536;
 // A pass of 4 or more rows runs its products about as long as its lines take to arrive, near the
 // memory's rate where it is fast, so its lines wait longer in the queues and need asking for sooner.
 // The model's forward passes alternated one by one against 1,536 (200 of each, f16, 2 threads, `bench
-// decode --tokens 128`, 2026-12-06 afternoon, reads of ~80 GB/s), in time over 1,536's: B=8 0.939-0.948
-// with 3,072 where B=8 took ~25 ms a step, 0.981-0.995 where it took ~28 ms, 0.971-0.979 with 2,048,
-// 0.956-0.971 with 4,096, 0.958-0.963 with 6,144, 1.043-1.053 with 1,280; B=16 0.896-0.930 and B=4
-// 0.967-1.008 with 3,072. For every pass, 3,072 made B=1 1.000-1.062, B=2 1.039-1.045 and B=3
-// 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
+// decode --tokens 128`, 2026-12-06 afternoon), in time over 1,536's: where reads ran at ~80 GB/s, B=8
+// 0.939-0.948 with 3,072 (~25 ms a step), 0.971-0.979 with 2,048, 0.956-0.971 with 4,096,
+// 0.958-0.963 with 6,144, 1.043-1.053 with 1,280; B=16 0.896-0.930 and B=4 0.967-1.008 with 3,072.
+// Where they ran at ~40 GB/s (B=8 ~31 ms a step, B=1 ~32), 3,072 cost B=8 ~1%: 1,536 and 2,048 took
+// 0.984-0.992 and 0.983-0.992 of its time. For every pass, 3,072 made B=1 1.000-1.062, B=2
+// 1.039-1.045 and B=3 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
 constexpr int64_t kAheadValuesProducts = 2 * kAheadValues;
 constexpr int kProductPacedRows = 4;
 
