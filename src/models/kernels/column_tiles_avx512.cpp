@@ -1,9 +1,8 @@
 // AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h):
-// per pair of tiles of 16 weight rows (a lone tile where a task's rows end on an odd one), passes of
-// up to 16 / tiles activation rows, each row with one accumulator per tile (16 registers), over the
-// columns in order. A column costs 2 loads and conversions (one per tile) and 8 activation
-// broadcasts for 16 FMAs, and one activation row (B=1) has two chains, one per tile, so it is not
-// held to one FMA's latency per column.
+// per pair of tiles of 16 weight rows (a lone tile where a task's rows end on an odd one, and every
+// tile for batches of up to 4 rows: kColumnPairsAbove), passes of up to 16 / tiles activation rows,
+// each row with one accumulator per tile (16 registers), over the columns in order. In a pair, a
+// column costs 2 loads and conversions (one per tile) and 8 activation broadcasts for 16 FMAs.
 //
 // One chain per output since 2026-12-05 (evening). Before, each output had an even- and an
 // odd-column chain, so a pass held 8 / tiles rows: prompts took pairs of tiles 4 rows a pass, B=5-8
@@ -15,10 +14,11 @@
 // at 15.0-18.7 ms) B=1 16.7-18.3 -> 14.8-15.2 ms, B=8 21.0-22.3 -> 20.6-21.4. f16 prefill forward,
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
-// The first pass over a pair asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for passes
-// of 4 rows or more), a line per column pair and tile, non-temporal for a decode step (request_line). Asking for them 8-16 KiB
-// ahead into L2 as well made B=8 from memory no faster (22.0-22.3 ms without, 21.7-24.3 with). Near a
-// tile's end the lines ahead are those of the tile that replaces it in the task's next group.
+// The first pass over a group asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for
+// passes of 4 rows or more), a line per column pair and tile, non-temporal for a decode step
+// (request_line). Asking for them 8-16 KiB ahead into L2 as well made B=8 from memory no faster
+// (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are those of the tile that
+// replaces it in the task's next group.
 // Before, the first tile's requests ran on into its neighbour, already being read, and the next
 // pair's second tile started cold. Matmul alone from memory, f16, 2 threads, ~80 alternated runs
 // each, time over the read of the same copies beside it (medians): 3,072 x 1,024, B=8 1.455 ->
@@ -46,6 +46,21 @@ namespace {
 constexpr int kColumnAccumulators = 16;  // per pass: tiles x activation rows
 constexpr int kColumnBatch = kColumnAccumulators;  // rows a lone tile's pass may take
 constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (as q8_lanes_avx512.cpp)
+// Batches of more rows take pairs of tiles (8 rows a pass): each row's activations, broadcast once,
+// serve both tiles. Batches of up to 4 take lone tiles, so that a thread reads its rows' weights as
+// one run of consecutive tiles, as a plain read does, rather than as two runs 16 rows apart, each
+// skipping the other's tiles; one row then has one chain, held to an FMA's latency a column (~34 GB/s
+// a thread at this CPU's ~4.2 GHz), above a thread's share of the memory but in its fastest phases
+// (reads of 80 GB/s and more). The model's
+// f16 forward passes alternated one by one against pairs (200 of each, 2 threads, `bench decode
+// --tokens 128`, 2026-12-06 afternoon), in time over the pairs': where reads ran at 45-52 GB/s, B=1
+// 0.789-0.812, B=2 0.859-0.866, B=4 0.894-0.904, B=6 0.905, B=8 0.978-0.990; where they ran faster
+// (B=1 ~21 ms a step), B=1 0.948-0.955, B=2 0.953, B=4 0.997, B=8 1.019-1.101 (its products then set
+// the pace, and a lone tile broadcasts each activation for 16 FMAs instead of 32). Matmul alone from
+// memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, f16, 2 threads, reads at ~48 GB/s), B=1
+// in time over the read beside it: 0.945-0.955 lone against 1.017-1.258 in pairs at 3,072, 4,096 and
+// 151,936 x 1,024 and 1,024 x 2,048 and 3,072; B=8 within 3% either way.
+constexpr int64_t kColumnPairsAbove = 4;
 // How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
 // KiB) for passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4 rows or
 // more, which go at their products' (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s
@@ -146,8 +161,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   const int64_t tile_values = kColumnTileRows * a.cols;
-  // Every batch takes pairs of tiles (8 rows a pass): one row's pair is its two chains.
-  for_tile_groups<kColumnSlice, kColumnAccumulators, 0>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
+  for_tile_groups<kColumnSlice, kColumnAccumulators, kColumnPairsAbove>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
     const uint16_t* tile = w + g.t0 * a.cols;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;

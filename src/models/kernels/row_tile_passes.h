@@ -11,8 +11,9 @@
 // kLoneStreamBlocks). The batches between take lone tiles in one pass over the weights, whose loads from
 // memory then overlap the arithmetic throughout. Both are the kernel's: for Q8_0 in lanes,
 // kPairsAbove = kAccumulators and kPairsUpTo = 2 (decode batches of 3-8 rows take lone tiles); for
-// column tiles kPairsAbove = 0, since one chain per output leaves room for a pair's 8 rows in one
-// pass (see q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
+// column tiles kPairsAbove = 4 and kPairsUpTo = 0 (batches of up to 4 rows take lone tiles, one run of
+// consecutive tiles a thread; larger ones pairs, a pair's 8 rows in one pass) (see
+// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
 #pragma once
 
 #include <algorithm>
