@@ -11,14 +11,12 @@
 // Two things take loads off:
 // - Prompt rows take pairs of tiles, 4 rows per pass: 58 loads for the same work (~44 cycles).
 // - Each row's activations reach the lanes by shuffles of its block halves (see lane_tiles).
-// A decode batch of 5-8 rows keeps lone tiles: one pass over the weights, whose loads from memory
+// A decode batch (up to 8 rows) takes lone tiles: one pass over the weights, whose loads from memory
 // then overlap the arithmetic throughout; a second pass over a pair (from cache) left memory idle for
-// half the step (B=8: 18.8 -> 21.8 ms). Batches of 1-2 rows take pairs in one pass, so that a thread
-// streams two tiles at once: the model's q8_0 B=1 forward on 2 threads of the Zen 5 EPYC, alternated
-// 4 times, 15.84-16.58 -> 13.90-15.09 ms (70-80% -> 86-93% of the memory floor beside it); but one
-// row over short weight rows streams lone tiles with no requests ahead (kLoneStreamBlocks). At 4 rows
-// pairs were slower (the matmul alone from memory, 14.9-15.2 against 14.2-14.3 ms), where a lone
-// tile spreads its requests ahead over its products (kSpreadAhead) and a pair asks in bursts.
+// half the step (B=8: 18.8 -> 21.8 ms), and at 4 rows pairs were slower (the matmul alone from memory,
+// 14.9-15.2 against 14.2-14.3 ms), where a lone tile spreads its requests ahead over its products
+// (kSpreadAhead) and a pair asks in bursts. One row streams its lone tiles with no requests ahead.
+// Batches of 1-2 rows took pairs until 2026-12-06 (q8_lanes_matmul_rows says why no more).
 #include <algorithm>
 #include <cstdint>
 
@@ -41,18 +39,6 @@ namespace {
 
 // (tile, activation row) pairs per pass: 8 int32 and 8 fp32 accumulators beside the groups' loads.
 constexpr int kLaneAccumulators = 8;
-// Decode batches of up to this many rows take pairs of tiles (row_tile_passes.h).
-constexpr int64_t kLanePairsUpTo = 2;
-// A lone activation row over weight rows this short (Qwen3 0.6b's hidden width, 1,024) takes lone
-// tiles and leaves the weights to the hardware prefetchers: one sequential stream per thread, as
-// the read loop's. Matmuls alone from memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, 2
-// threads, ~45 GB/s), lone tiles without requests against pairs asking ahead, in time over the
-// read beside each run: 1,024 columns 1.031 / 1.067 (1,024 rows), 0.985 / 1.038 (3,072 rows),
-// 0.994 / 1.049 (6,144 rows); but 2,048 columns 1.113 / 1.038 and 3,072 columns 1.112 / 1.002 (1,024
-// rows), 1.043 / 0.994 (3,072 rows), where lone tiles asking ahead (1.096), spread (1.133) or into L2
-// (1.147) did no better. The model's q8_0 B=1 forward, 33 alternations: 13.93 -> 13.30 ms (faster in
-// 28), 95% -> 100% of the memory floor beside it.
-constexpr int64_t kLoneStreamBlocks = 32;
 // Activation rows per slice of a prompt: their blocks (64 x 3,072 bytes at most for Qwen3 0.6b's down
 // projection) stay in L2 while the task's tiles pass over them, and the tiles' in L1 or L2 while
 // the slice's rows pass over each.
@@ -177,15 +163,14 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
   }
 }
 
-// Rows of a matmul over q8_0 lanes; kLoneStream: lone tiles whose first pass asks for no lines
-// ahead (kLoneStreamBlocks), else the batch's groups and requests.
+// Rows of a matmul over q8_0 lanes; kLoneStream: one row, whose first pass asks for no lines ahead
+// (see above), else the batch's groups and requests.
 template <bool kLoneStream>
 NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
-  constexpr int64_t kPairsUpTo = kLoneStream ? 0 : kLanePairsUpTo;
   const int64_t blocks = a.cols / kQ8BlockValues;
   const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators, kPairsUpTo>(a.batch, row_begin, row_end,
-                                                                             [&](const TileGroup& g) {
+  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators>(a.batch, row_begin, row_end,
+                                                                   [&](const TileGroup& g) {
     const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       LaneRows x;
@@ -205,8 +190,21 @@ NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int6
 
 }  // namespace
 
+// One activation row takes lone tiles and leaves the weights to the hardware prefetchers: one
+// sequential stream per thread, as the read loop's. Until 2026-12-06 only weight rows of up to 1,024
+// columns did (Qwen3 0.6b's hidden width), and wider ones took pairs asking ahead, as did two rows:
+// matmuls alone from memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, 2 threads, ~45 GB/s),
+// lone tiles without requests against pairs asking ahead, in time over the read beside each run: 1,024
+// columns 1.031 / 1.067 (1,024 rows), 0.985 / 1.038 (3,072 rows), 0.994 / 1.049 (6,144 rows); 2,048
+// columns 1.113 / 1.038 and 3,072 columns 1.112 / 1.002 (1,024 rows), 1.043 / 0.994 (3,072 rows). In
+// the model, the narrow rule against pairs: B=1 forward 13.93 -> 13.30 ms in 33 alternations. On
+// 2026-12-06 (afternoon), the model's q8_0 forward passes alternated one by one (200 of each, 2
+// threads, `bench decode --tokens 128`), lone tiles for every width at B=1 and for B=2 against the
+// rule before, in time over the rule's: B=1 0.959-0.973 in 11 of 12 runs, 1.045 in the fastest phase
+// (9.6 ms a step, reads of ~80 GB/s); B=2 0.869-0.891 in every run (lone tiles asking ahead); B=4,
+// unchanged, 0.994-1.011.
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
-  if (a.batch == 1 && a.cols / kQ8BlockValues <= kLoneStreamBlocks) {
+  if (a.batch == 1) {
     lane_rows<true>(a, row_begin, row_end);
   } else {
     lane_rows<false>(a, row_begin, row_end);

@@ -5,15 +5,14 @@
 // of tiles takes 9 rows as 3, 3 and 3; a lone tile as 4 and 5).
 //
 // Batches of more than kPairsAbove rows take pairs of tiles, half the rows per pass: each row's
-// activations, loaded once, serve both tiles. So do batches of up to kPairsUpTo rows (at most
-// kAccumulators / 2, one pass): a thread then streams two tiles at once, which kept B=1 nearer the
-// memory's rate (Q8_0 in lanes takes lone tiles for one row over short weight rows instead: see
-// kLoneStreamBlocks). The batches between take lone tiles in one pass over the weights, whose loads from
-// memory then overlap the arithmetic throughout. Both are the kernel's: for Q8_0 in lanes,
-// kPairsAbove = kAccumulators and kPairsUpTo = 2 (decode batches of 3-8 rows take lone tiles); for
-// column tiles kPairsAbove = 4 and kPairsUpTo = 0 (batches of up to 4 rows take lone tiles, one run of
-// consecutive tiles a thread; larger ones pairs, a pair's 8 rows in one pass) (see
-// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures).
+// activations, loaded once, serve both tiles. Smaller batches (decode steps) take lone tiles in one
+// pass over the weights: a thread reads its rows' weights as one run of consecutive tiles, as a plain
+// read does, and their loads from memory overlap the arithmetic throughout. Until 2026-12-06 one and
+// two rows took pairs, so that a thread streamed two tiles at once; on the Zen 5 EPYC that afternoon
+// lone tiles made decode steps of 1-4 rows faster by 3-21% in all but the fastest memory phases (see
+// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures). Both thresholds are the kernel's:
+// for Q8_0 in lanes kPairsAbove = kAccumulators (8); for column tiles kPairsAbove = 4 (a pair's 8 rows
+// fit one pass there, and set their pace by their products).
 #pragma once
 
 #include <algorithm>
@@ -49,12 +48,12 @@ inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb 
 
 // Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
 // groups of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more than kPairsAbove
-// rows or of at most kPairsUpTo, else of one tile.
-template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove = kAccumulators, int64_t kPairsUpTo = 0, class Fn>
+// rows, else of one tile.
+template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove, class Fn>
 inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
   constexpr int64_t kTile = 16;
-  static_assert(kAccumulators % kMaxGroupTiles == 0 && kPairsUpTo <= kAccumulators / kMaxGroupTiles);
-  const int group_tiles = batch > kPairsAbove || batch <= kPairsUpTo ? kMaxGroupTiles : 1;
+  static_assert(kAccumulators % kMaxGroupTiles == 0);
+  const int group_tiles = batch > kPairsAbove ? kMaxGroupTiles : 1;
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
     for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
