@@ -246,6 +246,24 @@ nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& 
                            {"weights_gb_per_s", static_cast<double>(floor_bytes) / ms * 1e-6},
                            {"fraction_of_floor", ms > 0 ? floor_ms / ms : 0.0},
                            {"forward_fraction_of_floor", forward > 0 ? floor_ms / forward : 0.0}};
+    // Each repeat against the two readings around it: the memory's rate moves within seconds here,
+    // so the medians above can pair a round with readings taken in another round's phase.
+    nlohmann::ordered_json repeats = nlohmann::ordered_json::array();
+    std::vector<double> fractions;
+    for (size_t r = 0; r < br.free.size() && 2 * r + 1 < br.read_gb_per_s.size(); ++r) {
+      std::vector<double> itl = br.free[r].itl_ms;
+      std::sort(itl.begin(), itl.end());
+      const double round_ms = percentile(itl, 50);
+      const double round_read = 0.5 * (br.read_gb_per_s[2 * r] + br.read_gb_per_s[2 * r + 1]);
+      const double round_floor = static_cast<double>(floor_bytes) / round_read * 1e-6;
+      fractions.push_back(round_ms > 0 ? round_floor / round_ms : 0.0);
+      repeats.push_back({{"ms_per_token", round_ms},
+                         {"read_gb_per_s", round_read},
+                         {"floor_ms_per_token", round_floor},
+                         {"fraction_of_floor", fractions.back()}});
+    }
+    out["memory_floor"]["repeats"] = repeats;
+    if (!fractions.empty()) out["memory_floor"]["fraction_of_floor_by_repeat_p50"] = median_of_samples(fractions);
   }
   if (a.unconstrained_only) {
     out["cold_round"] = {{"unconstrained", summarize_rounds({br.cold_free}, a)}};

@@ -62,5 +62,14 @@ assert f["weight_bytes"] == size // 64 * 64, (f["weight_bytes"], size)
 assert len(f["read_gb_per_s"]) == 4 and min(f["read_gb_per_s"]) > 0, f  # before and after each of 2 repeats
 assert abs(f["floor_ms_per_token"] - f["weight_bytes"] / f["read_gb_per_s_p50"] * 1e-6) < 1e-9 * max(1, f["floor_ms_per_token"]), f
 assert abs(f["fraction_of_floor"] - f["floor_ms_per_token"] / b1["unconstrained"]["ms_per_token"]) < 1e-9, f
+# Each repeat against the two readings around it, and their median.
+reps = f["repeats"]
+assert len(reps) == 2, reps
+for i, r in enumerate(reps):
+    read = (f["read_gb_per_s"][2 * i] + f["read_gb_per_s"][2 * i + 1]) / 2
+    assert abs(r["read_gb_per_s"] - read) < 1e-9 * read, (r, read)
+    assert abs(r["floor_ms_per_token"] - f["weight_bytes"] / read * 1e-6) < 1e-9 * r["floor_ms_per_token"], r
+    assert r["ms_per_token"] > 0 and abs(r["fraction_of_floor"] - r["floor_ms_per_token"] / r["ms_per_token"]) < 1e-9, r
+assert f["fraction_of_floor_by_repeat_p50"] in [r["fraction_of_floor"] for r in reps], f
 PY
 echo "bench smoke: ok"
