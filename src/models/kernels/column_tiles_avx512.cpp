@@ -51,10 +51,10 @@ constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (
 // one run of consecutive tiles, as a plain read does, rather than as two runs 16 rows apart, each
 // skipping the other's tiles; one row then has one chain, held to an FMA's latency a column (~34 GB/s
 // a thread at this CPU's ~4.2 GHz), above a thread's share of the memory but in its fastest phases
-// (reads of 80 GB/s and more). The model's
-// f16 forward passes alternated one by one against pairs (200 of each, 2 threads, `bench decode
-// --tokens 128`, 2026-12-06 afternoon), in time over the pairs': where reads ran at 45-52 GB/s, B=1
-// 0.789-0.812, B=2 0.859-0.866, B=4 0.894-0.904, B=6 0.905, B=8 0.978-0.990; where they ran faster
+// (reads of 80 GB/s and more). The model's f16 forward passes alternated one by one against pairs
+// (200 of each, 2 threads, `bench decode --tokens 128`, 2026-12-06 afternoon; passes of 4 rows asking
+// 6 KiB ahead either way), in time over the pairs': where reads ran at 45-52 GB/s, B=1 0.789-0.812,
+// B=2 0.854-0.866, B=3 0.884-0.898, B=4 0.894-0.904, B=6 0.905, B=8 0.978-0.990; where they ran faster
 // (B=1 ~21 ms a step), B=1 0.948-0.955, B=2 0.953, B=4 0.997, B=8 1.019-1.101 (its products then set
 // the pace, and a lone tile broadcasts each activation for 16 FMAs instead of 32). Matmul alone from
 // memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, f16, 2 threads, reads at ~48 GB/s), B=1
@@ -63,8 +63,9 @@ constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (
 constexpr int64_t kColumnPairsAbove = 4;
 // How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
 // KiB) for passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4 rows or
-// more, which go at their products' (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s
-// with 1,024, 162-197 with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each). The
+// more, which go at their products' (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5
+// EPYC, 2 threads, runs of their own: 151-174 tok/s with 1,024, 162-197 with 2,048, 162-184 with
+// 4,096, 95-111 without (B=1 within noise of each; all in pairs, before 2026-12-06 afternoon). The
 // model's forward passes alternated one by one in one process against 2,048 (200 of each, `bench
 // decode --batch 1,8 --tokens 128`, 4-6 runs), in time over 2,048's: B=8 0.977-0.990 with 1,536,
 // 0.966-0.984 with 1,280, 0.984 with 1,024, 1.015 with 768, 1.008-1.011 with 3,072 and 4,096; B=1
@@ -161,7 +162,8 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   const int64_t tile_values = kColumnTileRows * a.cols;
-  for_tile_groups<kColumnSlice, kColumnAccumulators, kColumnPairsAbove>(a.batch, row_begin, row_end, [&](const TileGroup& g) {
+  for_tile_groups<kColumnSlice, kColumnAccumulators, kColumnPairsAbove>(a.batch, row_begin, row_end,
+                                                                       [&](const TileGroup& g) {
     const uint16_t* tile = w + g.t0 * a.cols;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;

@@ -9,8 +9,8 @@
 // pass over the weights: a thread reads its rows' weights as one run of consecutive tiles, as a plain
 // read does, and their loads from memory overlap the arithmetic throughout. Until 2026-12-06 one and
 // two rows took pairs, so that a thread streamed two tiles at once; on the Zen 5 EPYC that afternoon
-// lone tiles made decode steps of 1-4 rows faster by 3-21% in all but the fastest memory phases (see
-// q8_lanes_avx512.cpp and column_tiles_avx512.cpp for the figures). Both thresholds are the kernel's:
+// lone tiles made decode steps of 1-4 rows up to 21% faster (see q8_lanes_avx512.cpp and
+// column_tiles_avx512.cpp for the figures, phase by phase). Both thresholds are the kernel's:
 // for Q8_0 in lanes kPairsAbove = kAccumulators (8); for column tiles kPairsAbove = 4 (a pair's 8 rows
 // fit one pass there, and set their pace by their products).
 #pragma once
