@@ -14,11 +14,11 @@
 // at 15.0-18.7 ms) B=1 16.7-18.3 -> 14.8-15.2 ms, B=8 21.0-22.3 -> 20.6-21.4. f16 prefill forward,
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
-// The first pass over a group asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for
-// passes of 4 rows or more), a line per column pair and tile, non-temporal for a decode step
-// (request_line). Asking for them 8-16 KiB ahead into L2 as well made B=8 from memory no faster
-// (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are those of the tile that
-// replaces it in the task's next group.
+// The first pass over a group asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for a
+// pair's passes of 4 rows or more and for lone tiles), a line per column pair and tile, non-temporal
+// for a decode step (request_line). Asking for them 8-16 KiB ahead into L2 as well made B=8 from
+// memory no faster (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are
+// those of the tile that replaces it in the task's next group.
 // Before, the first tile's requests ran on into its neighbour, already being read, and the next
 // pair's second tile started cold. Matmul alone from memory, f16, 2 threads, ~80 alternated runs
 // each, time over the read of the same copies beside it (medians): 3,072 x 1,024, B=8 1.455 ->
@@ -62,8 +62,8 @@ constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (
 // 151,936 x 1,024 and 1,024 x 2,048 and 3,072; B=8 within 3% either way.
 constexpr int64_t kColumnPairsAbove = 4;
 // How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
-// KiB) for passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4 rows or
-// more, which go at their products' (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5
+// KiB) for a pair's passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4
+// rows or more, which go at their products', and for lone tiles (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5
 // EPYC, 2 threads, runs of their own: 151-174 tok/s with 1,024, 162-197 with 2,048, 162-184 with
 // 4,096, 95-111 without (B=1 within noise of each; all in pairs, before 2026-12-06 afternoon). The
 // model's forward passes alternated one by one in one process against 2,048 (200 of each, `bench
@@ -83,6 +83,11 @@ constexpr int64_t kAheadValues = 1536;
 // 1.039-1.045 and B=3 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
 constexpr int64_t kAheadValuesProducts = 2 * kAheadValues;
 constexpr int kProductPacedRows = 4;
+// A lone tile (batches of up to 4 rows) asks 6 KiB ahead at every batch: its one stream then has as
+// many lines in flight as a pair's two at 3 KiB. Alternated as above, lone tiles with 6 KiB against
+// 3 KiB, in time over 3 KiB's: at reads of ~48 GB/s B=1 0.990-0.999, B=2 0.973-0.984, B=3
+// 0.916-0.936; at ~80 GB/s B=1 0.970-0.974, B=2 0.919-0.932, B=3 0.860-0.872; B=4 with 3 KiB took
+// 1.093-1.114 of 6 KiB's time.
 
 struct ColumnRows {
   const float* x[kColumnBatch];
@@ -130,7 +135,7 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) acc[t][j] = _mm512_setzero_ps();
   }
-  constexpr int64_t kAhead = NB >= kProductPacedRows ? kAheadValuesProducts : kAheadValues;
+  constexpr int64_t kAhead = NT == 1 || NB >= kProductPacedRows ? kAheadValuesProducts : kAheadValues;
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
     if (ahead) {
