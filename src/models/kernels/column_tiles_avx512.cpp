@@ -63,9 +63,10 @@ constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (
 constexpr int64_t kColumnPairsAbove = 4;
 // How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
 // KiB) for a pair's passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4
-// rows or more, which go at their products', and for lone tiles (kAheadValuesProducts). The first: B=8 f16 decode on the Zen 5
-// EPYC, 2 threads, runs of their own: 151-174 tok/s with 1,024, 162-197 with 2,048, 162-184 with
-// 4,096, 95-111 without (B=1 within noise of each; all in pairs, before 2026-12-06 afternoon). The
+// rows or more, which go at their products', and for lone tiles (kAheadValuesProducts). The first:
+// B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s with 1,024, 162-197
+// with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each; all in pairs, before
+// 2026-12-06 afternoon). The
 // model's forward passes alternated one by one in one process against 2,048 (200 of each, `bench
 // decode --batch 1,8 --tokens 128`, 4-6 runs), in time over 2,048's: B=8 0.977-0.990 with 1,536,
 // 0.966-0.984 with 1,280, 0.984 with 1,024, 1.015 with 768, 1.008-1.011 with 3,072 and 4,096; B=1
@@ -83,8 +84,9 @@ constexpr int64_t kAheadValues = 1536;
 // 1.039-1.045 and B=3 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
 constexpr int64_t kAheadValuesProducts = 2 * kAheadValues;
 constexpr int kProductPacedRows = 4;
-// A lone tile (batches of up to 4 rows) asks 6 KiB ahead at every batch: its one stream then has as
-// many lines in flight as a pair's two at 3 KiB. Alternated as above, lone tiles with 6 KiB against
+// A lone tile (every tile of a batch of up to 4 rows; the odd last tile of a larger batch's task)
+// asks 6 KiB ahead at every batch: its one stream then has as many lines in flight as a pair's two at
+// 3 KiB. Alternated as above, lone tiles with 6 KiB against
 // 3 KiB, in time over 3 KiB's: at reads of ~48 GB/s B=1 0.990-0.999, B=2 0.973-0.984, B=3
 // 0.916-0.936; at ~80 GB/s B=1 0.970-0.974, B=2 0.919-0.932, B=3 0.860-0.872; B=4 with 3 KiB took
 // 1.093-1.114 of 6 KiB's time.
