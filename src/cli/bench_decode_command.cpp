@@ -251,9 +251,7 @@ nlohmann::ordered_json summarize_batch(const Engine& engine, const BatchRounds& 
     nlohmann::ordered_json repeats = nlohmann::ordered_json::array();
     std::vector<double> fractions;
     for (size_t r = 0; r < br.free.size() && 2 * r + 1 < br.read_gb_per_s.size(); ++r) {
-      std::vector<double> itl = br.free[r].itl_ms;
-      std::sort(itl.begin(), itl.end());
-      const double round_ms = percentile(itl, 50);
+      const double round_ms = median_of_samples(br.free[r].itl_ms);
       const double round_read = 0.5 * (br.read_gb_per_s[2 * r] + br.read_gb_per_s[2 * r + 1]);
       const double round_floor = static_cast<double>(floor_bytes) / round_read * 1e-6;
       fractions.push_back(round_ms > 0 ? round_floor / round_ms : 0.0);

@@ -163,31 +163,6 @@ NINFER_KERNEL_TARGET void lane_tiles(const uint8_t* tile, size_t tile_bytes, int
   }
 }
 
-// Rows of a matmul over q8_0 lanes; kLoneStream: one row, whose first pass asks for no lines ahead
-// (see above), else the batch's groups and requests.
-template <bool kLoneStream>
-NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
-  const int64_t blocks = a.cols / kQ8BlockValues;
-  const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
-  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators>(a.batch, row_begin, row_end,
-                                                                   [&](const TileGroup& g) {
-    const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
-    g.each_pass([&](int64_t b0, int nb, bool ahead) {
-      LaneRows x;
-      for (int j = 0; j < kLaneAccumulators; ++j) {
-        const int64_t b = pass_row(b0, nb, j);
-        x.q[j] = a.xq + b * a.cols;
-        x.d[j] = a.xd + b * blocks;
-        x.c[j] = a.xc + b * blocks;
-        x.y[j] = a.y + b * a.ldy + g.t0;
-      }
-      with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
-        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && !kLoneStream, g.one_slice);
-      });
-    });
-  });
-}
-
 }  // namespace
 
 // One activation row takes lone tiles and leaves the weights to the hardware prefetchers: one
@@ -204,11 +179,26 @@ NINFER_KERNEL_TARGET void lane_rows(const MatmulArgs& a, int64_t row_begin, int6
 // (9.6 ms a step, reads of ~80 GB/s); B=2 0.869-0.891 in every run (lone tiles asking ahead); B=4,
 // unchanged, 0.994-1.011.
 NINFER_KERNEL_TARGET void q8_lanes_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
-  if (a.batch == 1) {
-    lane_rows<true>(a, row_begin, row_end);
-  } else {
-    lane_rows<false>(a, row_begin, row_end);
-  }
+  const bool ask_ahead = a.batch > 1;  // one row: no requests (above)
+  const int64_t blocks = a.cols / kQ8BlockValues;
+  const size_t tile_bytes = static_cast<size_t>(kQ8LaneRows) * a.w_row_bytes;
+  for_tile_groups<kLaneSlice, kLaneAccumulators, kLaneAccumulators>(a.batch, row_begin, row_end,
+                                                                   [&](const TileGroup& g) {
+    const uint8_t* tile = a.w + static_cast<size_t>(g.t0 / kQ8LaneRows) * tile_bytes;
+    g.each_pass([&](int64_t b0, int nb, bool ahead) {
+      LaneRows x;
+      for (int j = 0; j < kLaneAccumulators; ++j) {
+        const int64_t b = pass_row(b0, nb, j);
+        x.q[j] = a.xq + b * a.cols;
+        x.d[j] = a.xd + b * blocks;
+        x.c[j] = a.xc + b * blocks;
+        x.y[j] = a.y + b * a.ldy + g.t0;
+      }
+      with_tiles_and_rows<kLaneAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
+        lane_tiles<NT, NB>(tile, tile_bytes, blocks, x, g.rows, a.accumulate, ahead && ask_ahead, g.one_slice);
+      });
+    });
+  });
 }
 
 }  // namespace ninfer::models::kernels::avx512
