@@ -31,9 +31,11 @@ enum class DraftDistribution { OneHot, Sparse16 };
 // Exact: fp32 products of the f16 cache's keys and values (or, with AMX, bf16 parts within a quarter
 // of the cache's rounding). Bf16: each query, key, value and softmax weight rounded to bf16 once, with
 // fp32 sums, about twice as fast in long prompts where the CPU has AVX512_BF16 (elsewhere: Exact).
-// Auto: Bf16 for Q8_0 weights, whose matmuls already round every activation to 8-bit blocks, else
-// Exact.
-enum class PromptAttention { Auto, Exact, Bf16 };
+// Int8: as Bf16, but each query and key rounded to int8 with one scale per head (its largest
+// |value| / 127) and their scores summed exactly in integers, ~15% faster again in long prompts
+// (elsewhere: Exact). Auto: Int8 for Q8_0 weights, whose matmuls already round every activation to
+// int8 (in blocks of 32), else Exact.
+enum class PromptAttention { Auto, Exact, Bf16, Int8 };
 const char* prompt_attention_name(PromptAttention products);
 
 struct EngineOptions {

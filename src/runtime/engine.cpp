@@ -107,6 +107,7 @@ const char* prompt_attention_name(PromptAttention products) {
     case PromptAttention::Auto: return "auto";
     case PromptAttention::Exact: return "exact";
     case PromptAttention::Bf16: return "bf16";
+    case PromptAttention::Int8: return "int8";
   }
   return "unknown";
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/dtype_convert.h"
@@ -37,6 +38,18 @@ double bf16x3_tolerance(double magnitude) {
 double bf16_tolerance(double magnitude) {
   return tolerance(magnitude) + std::ldexp(magnitude, -7) + std::ldexp(1.0, -8);
 }
+
+// The int8-score prompt kernel rounds each query and key to int8 with one scale per head (its largest
+// |value| / 127): an element moves by up to 1/254 of its row's largest, so a score by up to
+// scale * dim / 127 on these inputs (values within 1), which is within 2^-5 of `magnitude` (the
+// largest scale * sum_c |q_c k_c|, about scale * dim / 4 or more at these lengths); the output by
+// twice that, and by the values' and weights' bf16 roundings as above.
+double int8_tolerance(double magnitude) {
+  return tolerance(magnitude) + std::ldexp(magnitude, -4) + std::ldexp(1.0, -8);
+}
+
+// What the oracle rounds as a prompt kernel does before its exact sums (Sequence::reference).
+enum class Rounding { None, Bf16, Int8 };
 
 // Values in [-1, 1) from a hash of (seed, index): unrelated to any structure of the kernel's tiles.
 float noise(uint64_t seed, uint64_t i) {
@@ -105,25 +118,44 @@ struct Sequence {
   // fp32 scores are only good to a few ulps of that, and each output moves by at most twice the
   // worst score error (the values are at most 1 in size).
   static double cached(float x) { return f16_to_f32(f32_to_f16(x)); }
-  // With `bf16_inputs`, the cached keys and values rounded to bf16 first, and the query rounded as the
-  // bf16 prompt kernel rounds it: times the fp32 scale * log2(e), to bf16.
+  // With Rounding::Bf16, the cached keys and values rounded to bf16 first, and the query rounded as the
+  // bf16 prompt kernel rounds it: times the fp32 scale * log2(e), to bf16. With Rounding::Int8, the
+  // values so, and the query and each cached key rounded to int8 as the int8-score kernel rounds
+  // them (causal_attention_bf16.cpp): by the reciprocal of their scale (largest |value| / 127), the
+  // key's offset by 128 in the same rounding, each to the nearest integer.
   std::vector<double> reference(int64_t pos, int64_t head, double scale, double& magnitude,
-                                bool bf16_inputs = false) const {
-    auto round = [&](double x) { return bf16_inputs ? double{bf16_to_f32(f32_to_bf16(static_cast<float>(x)))} : x; };
-    auto cached = [&](float x) { return round(Sequence::cached(x)); };
+                                Rounding rounding = Rounding::None) const {
+    auto round = [&](double x) {
+      return rounding != Rounding::None ? double{bf16_to_f32(f32_to_bf16(static_cast<float>(x)))} : x;
+    };
     const float log2_scale = static_cast<float>(scale) * 1.44269504088896341f;
+    // Rounds x (one head's row, in place) to int8 times its scale, as the kernel does.
+    auto int8_row = [](std::vector<float>& x, bool key) {
+      float largest = 0.0f;
+      for (float e : x) largest = std::max(largest, std::fabs(e));
+      const float inv = largest > 0.0f ? 127.0f / largest : 0.0f, step = largest / 127.0f;
+      for (float& e : x) {
+        e = key ? (std::nearbyint(std::fma(e, inv, 128.0f)) - 128.0f) * step : std::nearbyint(e * inv) * step;
+      }
+    };
     std::vector<double> qh(static_cast<size_t>(dim));
+    std::vector<float> row(static_cast<size_t>(dim));
+    for (int64_t c = 0; c < dim; ++c) row[c] = q[pos * q_stride + head * dim + c] * log2_scale;
+    if (rounding == Rounding::Int8) int8_row(row, false);
     for (int64_t c = 0; c < dim; ++c) {
       const float x = q[pos * q_stride + head * dim + c];
-      qh[c] = bf16_inputs ? round(x * log2_scale) / double{log2_scale} : x;
+      qh[c] = rounding == Rounding::None ? x : (rounding == Rounding::Bf16 ? round(row[c]) : row[c]) / double{log2_scale};
     }
     std::vector<double> s(static_cast<size_t>(pos + 1));
     double mx = -INFINITY, sum = 0.0;
     for (int64_t j = 0; j <= pos; ++j) {
       double d = 0.0, m = 0.0;
+      for (int64_t c = 0; c < dim; ++c) row[c] = static_cast<float>(cached(k[j * kv_stride + dim + c]));
+      if (rounding == Rounding::Int8) int8_row(row, true);
       for (int64_t c = 0; c < dim; ++c) {
-        d += qh[c] * cached(k[j * kv_stride + dim + c]);
-        m += std::fabs(qh[c] * cached(k[j * kv_stride + dim + c]));
+        const double kc = rounding == Rounding::Bf16 ? round(row[c]) : row[c];
+        d += qh[c] * kc;
+        m += std::fabs(qh[c] * kc);
       }
       s[j] = scale * d;
       mx = std::max(mx, s[j]);
@@ -132,14 +164,14 @@ struct Sequence {
     for (double& e : s) sum += (e = std::exp(e - mx));
     std::vector<double> o(static_cast<size_t>(dim), 0.0);
     for (int64_t j = 0; j <= pos; ++j) {
-      for (int64_t c = 0; c < dim; ++c) o[c] += s[j] / sum * cached(v[j * kv_stride + dim + c]);
+      for (int64_t c = 0; c < dim; ++c) o[c] += s[j] / sum * round(cached(v[j * kv_stride + dim + c]));
     }
     return o;
   }
 };
 
 // Every attention kernel this CPU has: per instruction set, that of generated positions, where it
-// differs (AMX) that of prompt positions, and where it has one the bf16 prompt kernel.
+// differs (AMX) that of prompt positions, and where it has them the bf16 and int8-score prompt kernels.
 std::vector<Kernel> supported_kernels() {
   std::vector<Kernel> out;
   for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
@@ -153,6 +185,9 @@ std::vector<Kernel> supported_kernels() {
     if (auto* bf16 = kernels::bf16_prompt_attention(isa)) {
       out.push_back({std::string(kernels::isa_name(isa)) + " prompt bf16", bf16, bf16_tolerance});
     }
+    if (auto* int8 = kernels::int8_score_prompt_attention(isa)) {
+      out.push_back({std::string(kernels::isa_name(isa)) + " prompt int8 scores", int8, int8_tolerance});
+    }
   }
   return out;
 }
@@ -165,13 +200,13 @@ struct Shape {
 // costs a pass over the context per row), infinite where an output is not a number; `magnitude` as
 // Sequence::reference gives it.
 double worst_error(const Sequence& seq, const std::vector<float>& out, const Shape& sh, double scale,
-                   double& magnitude, bool bf16_inputs = false) {
+                   double& magnitude, Rounding rounding = Rounding::None) {
   double worst = 0.0;
   for (int64_t r = 0; r < sh.rows; ++r) {
     if (sh.rows > 8 && r % 5 != 0 && r != sh.rows - 1) continue;
     const int64_t pos = sh.pos0 + r;
     for (int64_t h = 0; h < sh.heads; ++h) {
-      const std::vector<double> want = seq.reference(pos, h, scale, magnitude, bf16_inputs);
+      const std::vector<double> want = seq.reference(pos, h, scale, magnitude, rounding);
       for (int64_t c = 0; c < sh.dim; ++c) {
         const double e = std::fabs(out[pos * seq.q_stride + h * sh.dim + c] - want[c]);
         worst = std::isnan(e) ? INFINITY : std::max(worst, e);
@@ -184,11 +219,11 @@ double worst_error(const Sequence& seq, const std::vector<float>& out, const Sha
 // A block of sh.rows queries at sh.pos0 over a fresh sequence (seeded), through one kernel call,
 // against the oracle: worst_error of it.
 double block_error(const Kernel& kt, const Shape& sh, double scale, uint64_t seed, double& magnitude,
-                   bool bf16_inputs = false) {
+                   Rounding rounding = Rounding::None) {
   const Sequence seq(sh.pos0 + sh.rows, sh.heads, sh.dim, seed);
   std::vector<float> out(seq.q.size(), NAN);
   seq.attend(kt, sh.pos0, sh.rows, static_cast<float>(scale), out);
-  return worst_error(seq, out, sh, scale, magnitude, bf16_inputs);
+  return worst_error(seq, out, sh, scale, magnitude, rounding);
 }
 
 TEST(CausalAttention, MatchesDoubleOverOddShapes) {
@@ -214,28 +249,31 @@ TEST(CausalAttention, MatchesDoubleOverOddShapes) {
   }
 }
 
-TEST(CausalAttention, Bf16PromptKernelIsExactButForItsRoundings) {
-  // Against the oracle fed the same bf16 queries, keys and values, what is left is the weights'
-  // rounding to bf16 (2^-9 of each, so of the output's scale: values within 1; with the exp's 2^-13)
-  // and fp32's: a bound 10-20x tighter than bf16_tolerance's, which a key or value paired with the
-  // wrong partner, or a weight of the wrong key, would break.
+TEST(CausalAttention, PromptKernelsAreExactButForTheirRoundings) {
+  // Against the oracle fed the same bf16 (or int8) queries and keys and bf16 values, what is left is
+  // the weights' rounding to bf16 (2^-9 of each, so of the output's scale: values within 1; with the
+  // exp's 2^-13) and fp32's: a bound 10-20x tighter than bf16_tolerance's (and ~100x than
+  // int8_tolerance's), which a key or value paired with the wrong partner, a key's or query's wrong
+  // scale, or a weight of the wrong key, would break.
   const int64_t T = kernels::kAttentionKeyTile;
   const Shape shapes[] = {{2, 128, 0, 64}, {8, 128, 0, 37}, {1, 128, 2 * T - 3, 64}, {8, 64, 1000, 17},
                           {2, 128, 2047, 3}, {2, 96, 300, 48}, {2, 128, 8190, 2}};
   int checked = 0;
   for (Isa isa : {Isa::Avx512, Isa::Amx}) {
-    auto* kernel = kernels::bf16_prompt_attention(isa);
-    if (kernel == nullptr) continue;
-    const Kernel kt{std::string(kernels::isa_name(isa)) + " prompt bf16", kernel};
-    for (const Shape& sh : shapes) {
-      for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
-        double magnitude = 0.0;
-        const double worst =
-            block_error(kt, sh, scale, static_cast<uint64_t>(sh.dim * 17 + sh.pos0), magnitude, /*bf16_inputs=*/true);
-        EXPECT_LE(worst, tolerance(magnitude) + std::ldexp(1.0, -8))
-            << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 " << sh.pos0 << " rows " << sh.rows
-            << " scale " << scale;
-        ++checked;
+    for (const auto& [kernel, rounding, name] :
+         {std::tuple{kernels::bf16_prompt_attention(isa), Rounding::Bf16, " prompt bf16"},
+          std::tuple{kernels::int8_score_prompt_attention(isa), Rounding::Int8, " prompt int8 scores"}}) {
+      if (kernel == nullptr) continue;
+      const Kernel kt{std::string(kernels::isa_name(isa)) + name, kernel};
+      for (const Shape& sh : shapes) {
+        for (double scale : {1.0 / std::sqrt(static_cast<double>(sh.dim)), 1.5}) {
+          double magnitude = 0.0;
+          const double worst = block_error(kt, sh, scale, static_cast<uint64_t>(sh.dim * 17 + sh.pos0), magnitude, rounding);
+          EXPECT_LE(worst, tolerance(magnitude) + std::ldexp(1.0, -8))
+              << kt.name << " heads " << sh.heads << " dim " << sh.dim << " pos0 " << sh.pos0 << " rows " << sh.rows
+              << " scale " << scale;
+          ++checked;
+        }
       }
     }
   }

@@ -564,30 +564,40 @@ TEST(Qwen3Forward, DescriptionAndSizes) {
   EXPECT_EQ(Qwen3Model(w, d).max_context(), w->config.max_position_embeddings);
 }
 
-TEST(Qwen3Forward, Bf16PromptAttentionIsChosenByOptionAndDtypeAndMatchesReference) {
-  // Auto takes the bf16 prompt kernel for Q8_0 weights only, Exact never, Bf16 for any weights; only
-  // where the instruction set has it (AVX-512 with AVX512_BF16), and description() says when it runs.
+TEST(Qwen3Forward, PromptAttentionIsChosenByOptionAndDtypeAndMatchesReference) {
+  // Auto takes the int8-score prompt kernel for Q8_0 weights only, Exact never, Bf16 and Int8 theirs
+  // for any weights; only where the instruction set has them (AVX-512 with AVX512_BF16), and
+  // description() says which runs.
   const bool has = kernels::bf16_prompt_attention(kernels::best_isa()) != nullptr;
-  const std::string tag = ", bf16 prompt attention)";
+  ASSERT_EQ(has, kernels::int8_score_prompt_attention(kernels::best_isa()) != nullptr);
   auto described = [&](DType dtype, PromptAttention pa, std::optional<Isa> isa = std::nullopt) {
     Qwen3ModelOptions o = opts();
     o.prompt_attention = pa;
     o.isa = isa;
     const std::string d = Qwen3Model(tiny_weights(dtype), o).description();
-    return d.size() >= tag.size() && d.compare(d.size() - tag.size(), tag.size(), tag) == 0;
+    for (const char* tag : {", bf16 prompt attention)", ", int8-score prompt attention)"}) {
+      const std::string t = tag;
+      if (d.size() >= t.size() && d.compare(d.size() - t.size(), t.size(), t) == 0) return t.substr(2, 4);
+    }
+    return std::string("none");
   };
-  EXPECT_EQ(described(DType::Q8_0, PromptAttention::Auto), has);
-  EXPECT_FALSE(described(DType::Q8_0, PromptAttention::Exact));
-  EXPECT_FALSE(described(DType::F16, PromptAttention::Auto));
-  EXPECT_EQ(described(DType::F16, PromptAttention::Bf16), has);
+  const std::string bf16 = has ? "bf16" : "none", int8 = has ? "int8" : "none";
+  EXPECT_EQ(described(DType::Q8_0, PromptAttention::Auto), int8);
+  EXPECT_EQ(described(DType::Q8_0, PromptAttention::Exact), "none");
+  EXPECT_EQ(described(DType::Q8_0, PromptAttention::Bf16), bf16);
+  EXPECT_EQ(described(DType::F16, PromptAttention::Auto), "none");
+  EXPECT_EQ(described(DType::F16, PromptAttention::Bf16), bf16);
+  EXPECT_EQ(described(DType::F16, PromptAttention::Int8), int8);
   if (kernels::isa_supported(Isa::Avx2)) {
-    EXPECT_FALSE(described(DType::F16, PromptAttention::Bf16, Isa::Avx2));
+    EXPECT_EQ(described(DType::F16, PromptAttention::Bf16, Isa::Avx2), "none");
+    EXPECT_EQ(described(DType::Q8_0, PromptAttention::Auto, Isa::Avx2), "none");
   }
   if (!has) GTEST_SKIP() << "no bf16 prompt attention on this CPU (AVX512_BF16)";
 
   // F16 weights and a prompt past one key tile: against the FP64 reference to within what rounding
-  // queries, keys, values and weights to bf16 moves these logits (0.2-0.3% of the largest here, where
-  // a wrong key, value or position moves them by order one), and not the exact kernel's bits.
+  // queries, keys, values and weights to bf16 (or queries and keys to int8) moves these logits (of
+  // the largest, over the positions: bf16 0.15% on average and 0.29% at most; int8 scores 0.39% and
+  // 0.87%; a wrong key, value or position moves them by order one), and not the exact kernel's bits.
   Qwen3Config c = tiny_qwen3_config();
   c.head_dim = 64;
   RandomWeightsOptions wo;
@@ -599,14 +609,16 @@ TEST(Qwen3Forward, Bf16PromptAttentionIsChosenByOptionAndDtypeAndMatchesReferenc
   const auto tokens = random_tokens(n, c.vocab_size, 3);
   const auto ref = reference_logits(*w, tokens);
   Qwen3ModelOptions o = opts();
-  o.prompt_attention = PromptAttention::Bf16;
-  Qwen3Model bf16(w, o);
-  const auto got = run_row(bf16, 0, tokens, n, true);
-  expect_matches_reference(got, ref, 0, "bf16 prompt attention", 1e-2);
   o.prompt_attention = PromptAttention::Exact;
   Qwen3Model exact(w, o);
   const auto exact_got = run_row(exact, 0, tokens, n, true);
-  EXPECT_NE(std::memcmp(got.data(), exact_got.data(), got.size() * sizeof(float)), 0);
+  for (PromptAttention pa : {PromptAttention::Bf16, PromptAttention::Int8}) {
+    o.prompt_attention = pa;
+    Qwen3Model m(w, o);
+    const auto got = run_row(m, 0, tokens, n, true);
+    expect_matches_reference(got, ref, 0, m.description(), pa == PromptAttention::Int8 ? 2e-2 : 1e-2);
+    EXPECT_NE(std::memcmp(got.data(), exact_got.data(), got.size() * sizeof(float)), 0) << m.description();
+  }
 }
 
 TEST(Qwen3Forward, KvCacheGrowsWithUse) {

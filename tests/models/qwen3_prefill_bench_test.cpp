@@ -102,13 +102,17 @@ TEST(Qwen3PrefillBench, DISABLED_PromptTokensPerSecond) {
 //     (KernelTable::prompt_attention_queries / 2: 128 on AVX-512), and 16 with NINFER_BENCH_GENERATED
 //   NINFER_BENCH_GENERATED=1: the kernel of generated positions (decode rows), not of prompts
 //   NINFER_BENCH_BF16=1: the bf16 prompt kernel (kernels::bf16_prompt_attention), where this CPU has it
+//   NINFER_BENCH_INT8=1: the same with int8 scores (kernels::int8_score_prompt_attention)
 TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
   const int64_t heads = 16, kv_heads = 8, dim = 128, chunk = 128, group = heads / kv_heads;
   const int64_t kvdim = kv_heads * dim, qdim = heads * dim;
   const kernels::KernelTable& kt = kernels::best_kernels();
   const bool prompt = std::getenv("NINFER_BENCH_GENERATED") == nullptr;
   const bool bf16 = prompt && std::getenv("NINFER_BENCH_BF16") != nullptr;
-  auto* kernel = bf16 ? kernels::bf16_prompt_attention(kt.isa) : kt.attention(prompt);
+  const bool int8 = prompt && std::getenv("NINFER_BENCH_INT8") != nullptr;
+  auto* kernel = int8   ? kernels::int8_score_prompt_attention(kt.isa)
+                 : bf16 ? kernels::bf16_prompt_attention(kt.isa)
+                        : kt.attention(prompt);
   ASSERT_NE(kernel, nullptr) << "no bf16 prompt attention on this CPU";
   const int64_t block =
       int_list("NINFER_BENCH_BLOCK_ROWS", {prompt ? static_cast<int>(kt.prompt_attention_queries / group) : 16}).front();
@@ -174,7 +178,7 @@ TEST(Qwen3PrefillBench, DISABLED_AttentionKernel) {
     // Multiply-adds the causal mask needs: q.k and p.v over the keys each position sees.
     const double flops = 4.0 * dim * heads * (chunk * (ctx - chunk) + chunk * (chunk + 1) / 2.0);
     std::printf("{\"isa\": \"%s\", \"rows\": \"%s\", \"products\": \"%s\", \"context\": %d, \"block_rows\": %ld, \"us_per_token_layer\": %.1f, \"gflops\": %.1f}\n",
-                kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", bf16 ? "bf16" : "exact", ctx, static_cast<long>(block),
+                kernels::isa_name(kt.isa), prompt ? "prompt" : "generated", int8 ? "int8 scores" : bf16 ? "bf16" : "exact", ctx, static_cast<long>(block),
                 1000.0 * ms[2] / chunk, flops / ms[2] * 1e-6);
   }
 }

@@ -85,6 +85,9 @@ namespace avx512_bf16 {
 // Prompt rows with bf16 products (causal_attention_bf16.cpp): reached through
 // bf16_prompt_attention (simd_kernels.h), where the CPU has AVX512_BF16 and the model accepts it.
 void causal_attention(const CausalAttentionArgs& args);
+// The same with int8 scores (queries and keys rounded to int8, one scale each): reached through
+// int8_score_prompt_attention (simd_kernels.h).
+void causal_attention_int8_scores(const CausalAttentionArgs& args);
 }
 namespace amx {
 // Prompt rows (KernelTable::prompt_attention); needs the tile unit's permission (simd_kernels.cpp).

@@ -24,6 +24,13 @@
 // the key pairs in order, and a weight past a query's keys is exactly 0: a query's output depends on
 // its position and its inputs, bit for bit, however its block is cut, as the header promises. Head
 // dims that are not a multiple of 32 take the AVX-512 FMA kernel.
+//
+// Int8 scores (causal_attention_int8_scores): each query (times scale and log2(e)) and each key
+// rounded to int8 with one scale (its largest |value| / 127), the key offset by 128 into unsigned
+// bytes, so that VPDPBUSD sums 64 products an instruction, exactly, in int32; the score is that sum
+// times the two scales. Values and weights stay as above. A score moves by at most (max|q| sum|k| +
+// max|k| sum|q|) / 254 plus the square term, several times the bf16 rounding's; the kernel runs
+// ~15% faster at 2,048 context (docs/models.md, "Int8 scores for prompt positions").
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -39,7 +46,8 @@
 #include "models/kernels/causal_attention.h"
 #include "models/kernels/causal_attention_vec_avx512.h"
 
-#define NINFER_KERNEL_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma,f16c")))
+#define NINFER_KERNEL_TARGET \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512bf16,avx512vnni,avx2,fma,f16c")))
 
 namespace ninfer::models::kernels::avx512_bf16 {
 
@@ -96,6 +104,32 @@ NINFER_KERNEL_TARGET void pack_keys(const uint16_t* src, int vecs, int64_t dim, 
     for (int u = 0; u < vecs; ++u) {
       const __m512 a = AV::load_f16(src + 2 * p * T + 16 * u), b = AV::load_f16(src + (2 * p + 1) * T + 16 * u);
       _mm512_storeu_si512(dst + (p * T + 16 * u) * 2, bf16_pairs(a, b, il));
+    }
+  }
+}
+
+// Int8 scores: the key block's first `vecs` vectors of 16 keys (src: [dim][T] f16) rounded to int8
+// with one scale per key (its largest |value| / 127, to ks), stored offset by 128 as unsigned bytes
+// in [dim / 4][T][4] (a vector is 16 keys at four adjacent head dims: the unsigned operand of
+// VPDPBUSD). A key's lane holds only its own values, so a lane past the block's keys (whatever the
+// cache holds there) spoils only its own, never-used score.
+NINFER_KERNEL_TARGET void pack_keys_int8(const uint16_t* src, int vecs, int64_t dim, uint8_t* dst, float* ks) {
+  const __m512 zero = _mm512_setzero_ps(), offset = _mm512_set1_ps(128.0f);
+  for (int u = 0; u < vecs; ++u) {
+    __m512 mx = zero;
+    for (int64_t c = 0; c < dim; ++c) mx = _mm512_max_ps(mx, _mm512_abs_ps(AV::load_f16(src + c * T + 16 * u)));
+    const __mmask16 nonzero = _mm512_cmp_ps_mask(mx, zero, _CMP_GT_OQ);
+    _mm512_storeu_ps(ks + 16 * u, _mm512_div_ps(mx, _mm512_set1_ps(127.0f)));
+    const __m512 inv = _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(127.0f), mx);
+    for (int64_t p = 0; p < dim / 4; ++p) {
+      __m512i quad = _mm512_setzero_si512();
+#pragma GCC unroll 4
+      for (int d = 0; d < 4; ++d) {
+        // x * inv + 128 in one rounding, then to the nearest integer: in [1, 255].
+        const __m512i b = _mm512_cvtps_epi32(_mm512_fmadd_ps(AV::load_f16(src + (4 * p + d) * T + 16 * u), inv, offset));
+        quad = _mm512_or_si512(quad, _mm512_slli_epi32(b, 8 * d));
+      }
+      _mm512_storeu_si512(dst + (p * T + 16 * u) * 4, quad);
     }
   }
 }
@@ -221,20 +255,76 @@ NINFER_KERNEL_TARGET void score_softmax_block(const uint16_t* const* qp, const u
   }
 }
 
-template <int NR>
-NINFER_KERNEL_TARGET void score_softmax_rows(const uint16_t* const* qp, int nr, const uint16_t* kp, int64_t dim,
-                                             const int64_t* valid, int v, int vecs, float* mx, float* l, float* alpha,
-                                             uint16_t* const* wp, StepPrefetch& prefetch) {
+// VPDPBUSD acc += unsigned bytes a . signed bytes b, four to a lane. In asm: GCC 12 compiles the
+// intrinsic in this loop with a register copy per product and spills of the sums (the whole kernel
+// 30% slower at 2,048 context).
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void dot_bytes(__m512i& acc, __m512i a, __m512i b) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+}
+
+// Int8 scores of NR queries (int8 rows qp: 4 head dims a broadcast; qs their scales, q0 their sums'
+// starts: see attend) against the step's first NV vectors of keys (kp: pack_keys_int8's blocks, T *
+// dim bytes apart; ks: the step's key scales): each an exact integer sum over the head dims, times
+// the query's scale, then the key's; then each query's softmax step on them in registers, as
+// score_softmax_block.
+template <int NR, int NV>
+NINFER_KERNEL_TARGET void score_softmax_block_int8(const int8_t* const* qp, const float* qs, const int32_t* q0,
+                                                   const uint8_t* kp, const float* ks, int64_t dim,
+                                                   const int64_t* valid, int vecs, float* mx, float* l, float* alpha,
+                                                   uint16_t* const* wp, StepPrefetch& prefetch) {
+  __m512i sums[NR][NV];
+#pragma GCC unroll 4
+  for (int i = 0; i < NR; ++i)
+#pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) sums[i][u] = _mm512_set1_epi32(q0[i]);
+  for (int64_t p = 0; p < dim / 4; ++p) {
+    __m512i q[NR];
+#pragma GCC unroll 4
+    for (int i = 0; i < NR; ++i) {
+      int32_t x;
+      std::memcpy(&x, qp[i] + 4 * p, sizeof x);
+      q[i] = _mm512_set1_epi32(x);
+    }
+#pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) {
+      const __m512i kv = _mm512_loadu_si512(kp + (u / kBlockVecs) * T * dim + (p * T + 16 * (u % kBlockVecs)) * 4);
+#pragma GCC unroll 4
+      for (int i = 0; i < NR; ++i) dot_bytes(sums[i][u], kv, q[i]);
+    }
+  }
+  prefetch.step();
+  // The sums are exact and at most 127 * 127 * dim in size, under 2^24 (causal_attention_int8_scores
+  // keeps dim within 1,024), so their floats are too.
+#pragma GCC unroll 4
+  for (int i = 0; i < NR; ++i) {
+    const __m512 scale = _mm512_set1_ps(qs[i]);
+    __m512 x[NV];
+#pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) {
+      x[u] = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums[i][u]), scale), _mm512_loadu_ps(ks + 16 * u));
+    }
+    if (valid[i] >= 16 * NV) {
+      softmax_in_registers<NV, true>(x, valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
+    } else {
+      softmax_in_registers<NV, false>(x, valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
+    }
+  }
+}
+
+// Runs f.template operator()<R, V>() for a block of R = nr queries (1 to NR) over V = v vectors of a
+// step's keys (1 to 8), the shapes the score blocks are compiled for.
+template <int NR, class F>
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void for_block_shape(int nr, int v, F& f) {
   if constexpr (NR > 1) {
     if (nr < NR) {
-      score_softmax_rows<NR - 1>(qp, nr, kp, dim, valid, v, vecs, mx, l, alpha, wp, prefetch);
+      for_block_shape<NR - 1>(nr, v, f);
       return;
     }
   }
   switch (v) {
-#define NINFER_CASE(n) \
-  case n:              \
-    score_softmax_block<NR, n>(qp, kp, dim, valid, vecs, mx, l, alpha, wp, prefetch); \
+#define NINFER_CASE(n)        \
+  case n:                     \
+    f.template operator()<NR, n>(); \
     break;
     NINFER_CASE(1)
     NINFER_CASE(2)
@@ -244,12 +334,12 @@ NINFER_KERNEL_TARGET void score_softmax_rows(const uint16_t* const* qp, int nr, 
     NINFER_CASE(6)
     NINFER_CASE(7)
     default:
-      score_softmax_block<NR, 8>(qp, kp, dim, valid, vecs, mx, l, alpha, wp, prefetch);
+      f.template operator()<NR, 8>();
       break;
 #undef NINFER_CASE
   }
 }
-static_assert(kKeyVecs == 8, "score_softmax_rows dispatches 1 to 8 vectors of a step's keys");
+static_assert(kKeyVecs == 8, "for_block_shape dispatches 1 to 8 vectors of a step's keys");
 
 // o = o * alpha + P V for NR queries (bf16 weight rows pp) over `pairs` key pairs, NC vectors of head
 // dims from c (vp: packed values, dim per pair): each element scaled once, then one chain over the
@@ -296,6 +386,9 @@ NINFER_KERNEL_TARGET void value_rows(const uint16_t* const* pp, const float* alp
   prefetch.step();
 }
 
+// Int8Scores: the scores from int8 queries and keys (pack_keys_int8, one scale per query and per key)
+// by VPDPBUSD, 64 products an instruction; values and weights stay bf16.
+template <bool Int8Scores>
 NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
   const int64_t heads = a.heads, dim = a.dim, nq = a.rows * heads;
   // Scratch (causal_attention_scratch_floats): fp32 outputs and softmax state, then the step's
@@ -309,16 +402,40 @@ NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
   uint16_t* vp = kp + ST * dim;  // [ST / 2][dim][2]: its values
   uint16_t* qb = vp + ST * dim;  // [query][dim]
   uint16_t* pb = qb + nq * dim;  // [query][ST]: its weights
+  // Int8 scores take half of the keys' and the queries' room: the step's keys as bytes, then their
+  // scales; the queries as bytes, then their scales and their sums' starts.
+  auto* kp8 = reinterpret_cast<uint8_t*>(kp);
+  auto* ks = reinterpret_cast<float*>(kp8 + ST * dim);
+  auto* q8 = reinterpret_cast<int8_t*>(qb);
+  auto* q8_scale = reinterpret_cast<float*>(q8 + nq * dim);
+  auto* q8_start = reinterpret_cast<int32_t*>(q8_scale + nq);
   // The queries times scale and log2(e), so that the scores come in log2 units (the weights are powers
-  // of 2), rounded to bf16.
+  // of 2), rounded to bf16, or to int8 with one scale (the largest |value| / 127). A key's bytes are
+  // offset by 128 (VPDPBUSD's unsigned operand), which adds 128 times the query's byte sum to each of
+  // its sums: they start at minus that, and end exact.
   const __m512 qs = _mm512_set1_ps(a.scale * 1.44269504088896341f);
   for (int64_t m = 0; m < nq; ++m) {
     mx[m] = -__builtin_inff();
     l[m] = 0.0f;
     const float* q = a.q + (m / heads) * a.q_stride + (m % heads) * dim;
-    for (int64_t c = 0; c < dim; c += 32) {
-      const __m512 lo = _mm512_mul_ps(_mm512_loadu_ps(q + c), qs), hi = _mm512_mul_ps(_mm512_loadu_ps(q + c + 16), qs);
-      _mm512_storeu_si512(qb + m * dim + c, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+    if constexpr (Int8Scores) {
+      __m512 big = _mm512_setzero_ps();
+      for (int64_t c = 0; c < dim; c += 16) big = _mm512_max_ps(big, _mm512_abs_ps(_mm512_mul_ps(_mm512_loadu_ps(q + c), qs)));
+      const float largest = _mm512_reduce_max_ps(big);
+      const __m512 inv = _mm512_set1_ps(largest > 0.0f ? 127.0f / largest : 0.0f);
+      __m512i sum = _mm512_setzero_si512();
+      for (int64_t c = 0; c < dim; c += 16) {
+        const __m512i x = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(q + c), qs), inv));
+        sum = _mm512_add_epi32(sum, x);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q8 + m * dim + c), _mm512_cvtsepi32_epi8(x));
+      }
+      q8_scale[m] = largest / 127.0f;
+      q8_start[m] = -128 * _mm512_reduce_add_epi32(sum);
+    } else {
+      for (int64_t c = 0; c < dim; c += 32) {
+        const __m512 lo = _mm512_mul_ps(_mm512_loadu_ps(q + c), qs), hi = _mm512_mul_ps(_mm512_loadu_ps(q + c + 16), qs);
+        _mm512_storeu_si512(qb + m * dim + c, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+      }
     }
   }
   for (int64_t i = 0; i < nq * dim; ++i) o[i] = 0.0f;
@@ -338,7 +455,12 @@ NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
     const int vecs = static_cast<int>((kcount + 15) / 16);
     for (int64_t b = 0; b * T < kcount; ++b) {
       const int64_t count = std::min(T, kcount - b * T);
-      pack_keys(a.k + (t0 / T + b) * a.k_block_stride, static_cast<int>((count + 15) / 16), dim, kp + b * T * dim);
+      const int key_vecs = static_cast<int>((count + 15) / 16);
+      if constexpr (Int8Scores) {
+        pack_keys_int8(a.k + (t0 / T + b) * a.k_block_stride, key_vecs, dim, kp8 + b * T * dim, ks + b * T);
+      } else {
+        pack_keys(a.k + (t0 / T + b) * a.k_block_stride, key_vecs, dim, kp + b * T * dim);
+      }
       pack_values(a.v + (t0 / T + b) * a.v_block_stride, a.v_stride, count, dim, vp + b * T * dim);
     }
 
@@ -364,16 +486,25 @@ NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
     for (int64_t m = m_first; m < nq; m += FR) {
       const int n = static_cast<int>(std::min<int64_t>(FR, nq - m));
       const uint16_t* qp[FR];
+      const int8_t* qp8[FR];
       uint16_t* wp[FR];
       int64_t valid[FR];
       for (int i = 0; i < FR; ++i) {
         const int64_t mi = std::min(m + i, nq - 1);
         qp[i] = qb + mi * dim;
+        qp8[i] = q8 + mi * dim;
         wp[i] = pb + mi * ST;
         valid[i] = sees(mi);
       }
-      const int v = static_cast<int>((sees(m + n - 1) + 15) / 16);
-      score_softmax_rows<FR>(qp, n, kp, dim, valid, v, vecs, mx + m, l + m, alpha + m, wp, prefetch);
+      auto block = [&]<int R, int V>() {
+        if constexpr (Int8Scores) {
+          score_softmax_block_int8<R, V>(qp8, q8_scale + m, q8_start + m, kp8, ks, dim, valid, vecs, mx + m, l + m,
+                                         alpha + m, wp, prefetch);
+        } else {
+          score_softmax_block<R, V>(qp, kp, dim, valid, vecs, mx + m, l + m, alpha + m, wp, prefetch);
+        }
+      };
+      for_block_shape<FR>(n, static_cast<int>((sees(m + n - 1) + 15) / 16), block);
     }
     // o = o * alpha + P V, PR queries at a time over the key pairs the last of them sees.
     for (int64_t m = m_first; m < nq; m += PR) {
@@ -403,7 +534,19 @@ NINFER_KERNEL_TARGET void causal_attention(const CausalAttentionArgs& a) {
   if (a.dim % 32 != 0) {
     avx512::causal_attention(a);
   } else {
-    attend(a);
+    attend<false>(a);
+  }
+}
+
+// Head dims past 1,024 would take int8 sums past 2^24 (127 * 127 * dim), which floats no longer hold
+// exactly: those keep bf16 scores.
+NINFER_KERNEL_TARGET void causal_attention_int8_scores(const CausalAttentionArgs& a) {
+  if (a.dim % 32 != 0) {
+    avx512::causal_attention(a);
+  } else if (a.dim > 1024) {
+    attend<false>(a);
+  } else {
+    attend<true>(a);
   }
 }
 

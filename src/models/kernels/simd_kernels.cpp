@@ -138,6 +138,15 @@ void (*bf16_prompt_attention(Isa isa))(const CausalAttentionArgs& args) {
   return nullptr;
 }
 
+void (*int8_score_prompt_attention(Isa isa))(const CausalAttentionArgs& args) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (bf16_prompt_attention(isa) != nullptr) return &avx512_bf16::causal_attention_int8_scores;
+#else
+  (void)isa;
+#endif
+  return nullptr;
+}
+
 const KernelTable& best_kernels() {
   static const KernelTable& table = kernel_table(best_isa());
   return table;

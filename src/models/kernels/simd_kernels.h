@@ -134,6 +134,12 @@ const KernelTable& best_kernels();
 // AVX-512 has one; AMX keeps its own prompt kernel, exact to a quarter of the cache's rounding and
 // as fast.
 void (*bf16_prompt_attention(Isa isa))(const CausalAttentionArgs& args);
+// The same with int8 scores: each query (times scale * log2 e) and each key rounded to int8 with one
+// scale (its largest |value| / 127), their products summed exactly by VPDPBUSD (64 an instruction);
+// values and weights bf16 as above. Coarser again (a score moves by up to 2^-8 of its query's and
+// key's largest products, not of their own), and faster where the scores set the pace. Present
+// wherever bf16_prompt_attention is (the AVX-512 table requires VNNI).
+void (*int8_score_prompt_attention(Isa isa))(const CausalAttentionArgs& args);
 
 // A row stride (in floats) of at least n for fp32 rows that are read together: rounded up to 16
 // floats, plus 16 more when it would be a multiple of 1 KiB, so that rows read side by side do not

@@ -161,12 +161,18 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
                        where(w, *t));
     }
   }
-  // Prompt positions' attention: bf16 products where asked for (by default with Q8_0 weights) and this
-  // CPU has them, else the table's own.
+  // Prompt positions' attention: bf16 products or int8 scores where asked for (int8 by default with
+  // Q8_0 weights) and this CPU has them, else the table's own.
   prompt_attention_ = kernels_->attention(/*prompt=*/true);
-  const PromptAttention pa = options_.prompt_attention;
-  if (pa == PromptAttention::Bf16 || (pa == PromptAttention::Auto && w.layers.front().q_proj.dtype == DType::Q8_0)) {
-    if (auto* bf16 = kernels::bf16_prompt_attention(kernels_->isa)) prompt_attention_ = bf16;
+  PromptAttention pa = options_.prompt_attention;
+  if (pa == PromptAttention::Auto) {
+    pa = w.layers.front().q_proj.dtype == DType::Q8_0 ? PromptAttention::Int8 : PromptAttention::Exact;
+  }
+  if (auto* k = pa == PromptAttention::Bf16   ? kernels::bf16_prompt_attention(kernels_->isa)
+                : pa == PromptAttention::Int8 ? kernels::int8_score_prompt_attention(kernels_->isa)
+                                              : nullptr) {
+    prompt_attention_ = k;
+    prompt_attention_name_ = pa == PromptAttention::Int8 ? "int8-score" : "bf16";
   }
   pool_ = std::make_unique<kernels::ThreadPool>(options_.threads);
   kv_ = std::make_unique<KvCache>(c.num_layers, c.num_kv_heads, c.head_dim, options_.slots, options_.max_context);
@@ -206,7 +212,7 @@ std::string Qwen3Model::description() const {
   s += " (";
   s += dtype_name(weights_->layers.front().q_proj.dtype);
   s += ", " + std::to_string(c.num_layers) + " layers, " + std::to_string(c.vocab_size) + " vocab";
-  if (prompt_attention_ != kernels_->attention(/*prompt=*/true)) s += ", bf16 prompt attention";
+  if (prompt_attention_name_ != nullptr) s += std::string(", ") + prompt_attention_name_ + " prompt attention";
   s += ")";
   return s;
 }

@@ -38,7 +38,7 @@ struct Qwen3ModelOptions {
   std::string name;                                       // shown by description(), e.g. "tiny"
   std::optional<kernels::Isa> isa;                        // default: the best this CPU supports
   // Which attention prompt positions take (EngineOptions::prompt_attention); description() names the
-  // bf16 kernel where it runs.
+  // bf16 or int8-score kernel where it runs.
   PromptAttention prompt_attention = PromptAttention::Auto;
 };
 
@@ -105,6 +105,7 @@ class Qwen3Model final : public LanguageModel {
   Qwen3ModelOptions options_;
   const kernels::KernelTable* kernels_;
   void (*prompt_attention_)(const kernels::CausalAttentionArgs&) = nullptr;  // the kernel of prompt positions
+  const char* prompt_attention_name_ = nullptr;  // "bf16" or "int8-score" where not the table's own (description())
   std::unique_ptr<kernels::ThreadPool> pool_;
   std::unique_ptr<KvCache> kv_;
   std::vector<LayerNorms> norms_;
