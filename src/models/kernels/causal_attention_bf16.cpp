@@ -219,6 +219,18 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_in_regis
   mx = m;
 }
 
+// softmax_in_registers, without masks where the query sees every key of the NV vectors.
+template <int NV>
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void softmax_step(const __m512* x, int64_t valid, int vecs,
+                                                                            float& mx, float& l, float& alpha,
+                                                                            uint16_t* w) {
+  if (valid >= 16 * NV) {
+    softmax_in_registers<NV, true>(x, valid, vecs, mx, l, alpha, w);
+  } else {
+    softmax_in_registers<NV, false>(x, valid, vecs, mx, l, alpha, w);
+  }
+}
+
 // Scores of NR queries (bf16 rows qp, scaled) against the step's first NV vectors of keys (kp: its
 // packed blocks, T * dim apart), each one chain over the head-dim pairs in order, then each query's
 // softmax step on them while they are in registers (mx, l, alpha, valid and wp: the queries' own).
@@ -246,13 +258,7 @@ NINFER_KERNEL_TARGET void score_softmax_block(const uint16_t* const* qp, const u
   }
   prefetch.step();
 #pragma GCC unroll 4
-  for (int i = 0; i < NR; ++i) {
-    if (valid[i] >= 16 * NV) {
-      softmax_in_registers<NV, true>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
-    } else {
-      softmax_in_registers<NV, false>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
-    }
-  }
+  for (int i = 0; i < NR; ++i) softmax_step<NV>(acc[i], valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
 }
 
 // VPDPBUSD acc += unsigned bytes a . signed bytes b, four to a lane. In asm: GCC 12 compiles the
@@ -303,11 +309,7 @@ NINFER_KERNEL_TARGET void score_softmax_block_int8(const int8_t* const* qp, cons
     for (int u = 0; u < NV; ++u) {
       x[u] = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums[i][u]), scale), _mm512_loadu_ps(ks + 16 * u));
     }
-    if (valid[i] >= 16 * NV) {
-      softmax_in_registers<NV, true>(x, valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
-    } else {
-      softmax_in_registers<NV, false>(x, valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
-    }
+    softmax_step<NV>(x, valid[i], vecs, mx[i], l[i], alpha[i], wp[i]);
   }
 }
 
