@@ -321,6 +321,23 @@ TEST(CausalAttention, AQueryGivesTheSameBitsHoweverTheQueriesAreGrouped) {
   }
 }
 
+TEST(CausalAttention, AQueryOutOfRangeSpoilsOnlyItsOwnOutput) {
+  // Activations past their range (inf, NaN) reach a query: every other query's output keeps its bits.
+  for (const Kernel& kt : supported_kernels()) {
+    for (float bad : {INFINITY, -INFINITY, NAN}) {
+      Sequence clean(150, 2, 64, 11), dirty = clean;
+      const int64_t pos = 97, head = 1;
+      dirty.q[pos * dirty.q_stride + head * dirty.dim + 5] = bad;
+      std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
+      clean.attend(kt, 0, clean.length, 0.2f, a);
+      dirty.attend(kt, 0, dirty.length, 0.2f, b);
+      for (int64_t c = 0; c < clean.dim; ++c) a[pos * clean.q_stride + head * clean.dim + c] = 0.0f;
+      for (int64_t c = 0; c < clean.dim; ++c) b[pos * clean.q_stride + head * clean.dim + c] = 0.0f;
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << kt.name << " " << bad;
+    }
+  }
+}
+
 TEST(CausalAttention, KeysPastTheBlockAreNeverRead) {
   // The cache past the block's last position may hold anything (a truncated draft, nothing yet):
   // NaN there must not reach any output.

@@ -432,7 +432,9 @@ NINFER_KERNEL_TARGET void attend(const CausalAttentionArgs& a) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(q8 + m * dim + c), _mm512_cvtsepi32_epi8(x));
       }
       q8_scale[m] = largest / 127.0f;
-      q8_start[m] = -128 * _mm512_reduce_add_epi32(sum);
+      // In int64: a query holding inf or NaN (activations already out of range) takes bytes of -128
+      // there, and its start must not overflow.
+      q8_start[m] = static_cast<int32_t>(-128 * static_cast<int64_t>(_mm512_reduce_add_epi32(sum)));
     } else {
       for (int64_t c = 0; c < dim; c += 32) {
         const __m512 lo = _mm512_mul_ps(_mm512_loadu_ps(q + c), qs), hi = _mm512_mul_ps(_mm512_loadu_ps(q + c + 16), qs);
