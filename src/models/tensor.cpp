@@ -1,5 +1,6 @@
 #include "models/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -59,7 +60,7 @@ size_t column_tile_index(const TensorView& t, size_t i) {
   if (!t.column_tiles) return i;
   const auto cols = static_cast<size_t>(t.cols());
   const size_t r = i / cols, c = i % cols;
-  return r / kColumnTileRows * kColumnTileRows * cols + c * kColumnTileRows + r % kColumnTileRows;
+  return static_cast<size_t>(column_tile_offset(t.rows(), t.cols(), static_cast<int64_t>(r), static_cast<int64_t>(c)));
 }
 
 // Whether t is a row-major matrix of `dtype` (one of `dtype2`) whose rows make whole tiles of tile_rows.
@@ -116,11 +117,13 @@ float tensor_element(const TensorView& t, int64_t index) {
 const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& scratch) {
   const size_t rb = row_bytes(t.dtype, t.cols());
   const auto* p = static_cast<const uint8_t*>(t.data);
-  if (t.column_tiles) {  // row m of its tile: every 16th value from the m-th
+  if (t.column_tiles) {  // row r of its pair of tiles: every 32nd value (16th in a lone tile)
     scratch.resize(rb);
-    const uint8_t* tile = p + static_cast<size_t>(r / kColumnTileRows) * kColumnTileRows * rb;
-    const auto m = static_cast<size_t>(r % kColumnTileRows);
-    for (size_t c = 0; c < rb / 2; ++c) std::memcpy(scratch.data() + 2 * c, tile + 2 * (c * kColumnTileRows + m), 2);
+    const int64_t first = column_tile_offset(t.rows(), t.cols(), r, 0);
+    const int64_t stride = t.cols() > 1 ? column_tile_offset(t.rows(), t.cols(), r, 1) - first : 0;
+    for (size_t c = 0; c < rb / 2; ++c) {
+      std::memcpy(scratch.data() + 2 * c, p + 2 * (static_cast<size_t>(first) + c * static_cast<size_t>(stride)), 2);
+    }
     return scratch.data();
   }
   if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;
@@ -177,12 +180,19 @@ void pack_column_tiles(TensorView& t, uint8_t* bytes) {
   if (!packs_column_tiles(t)) {
     throw std::invalid_argument("pack_column_tiles: not an F16 or BF16 matrix of whole tiles: " + t.name);
   }
-  const auto cols = static_cast<size_t>(t.cols());
-  rewrite_tiles(t, bytes, kColumnTileRows, [&](uint8_t* p, const uint8_t* tile) {
-    for (size_t c = 0; c < cols; ++c) {
-      for (size_t m = 0; m < kColumnTileRows; ++m) std::memcpy(p + 2 * (c * kColumnTileRows + m), tile + 2 * (m * cols + c), 2);
+  const int64_t rows = t.rows(), cols = t.cols();
+  const size_t rb = row_bytes(t.dtype, cols);
+  std::vector<uint8_t> pair(rb * kColumnPairRows);
+  for (int64_t p0 = 0; p0 < rows; p0 += kColumnPairRows) {  // a pair of tiles (or the odd last tile) at a time
+    const int64_t width = std::min(kColumnPairRows, rows - p0);
+    uint8_t* out = bytes + static_cast<size_t>(p0) * rb;
+    std::memcpy(pair.data(), out, static_cast<size_t>(width) * rb);
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t m = 0; m < width; ++m) {
+        std::memcpy(out + 2 * (column_tile_offset(rows, cols, p0 + m, c) - p0 * cols), pair.data() + 2 * (m * cols + c), 2);
+      }
     }
-  });
+  }
   t.column_tiles = true;
 }
 

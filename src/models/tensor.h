@@ -49,9 +49,11 @@ struct TensorView {
   // stored + 128, so that one vpdpbusd takes a group of 16 rows against 4 activations.
   bool q8_lanes = false;
   // An F16 or BF16 matrix packed in column tiles for the vector kernels (pack_column_tiles): rows in tiles of
-  // kColumnTileRows, a tile's columns in order, each column its 16 rows' values (32 bytes), so that one
-  // 512-bit vector of a column's 16 rows meets one activation broadcast from memory, and a tile is
-  // one sequential stream.
+  // kColumnTileRows, tiles in pairs (kColumnPairRows), a pair's columns in order, each column its 32
+  // rows' values (64 bytes, one line: the first tile's 16, then the second's), so that one 512-bit
+  // vector of a column's 16 rows meets one activation broadcast from memory, and a pair of tiles is one
+  // sequential stream that feeds two independent sums per activation row. Where the rows end on an
+  // odd tile, that tile stands alone: each column its 16 rows' values.
   bool column_tiles = false;
 
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
@@ -95,9 +97,17 @@ bool packs_q8_lanes(const TensorView& t);
 // Packs t (packs_q8_lanes(t)) in place: `bytes` is t's data, writable. Sets t.q8_lanes.
 void pack_q8_lanes(TensorView& t, uint8_t* bytes);
 
-// TensorView::column_tiles: rows per tile. Row r's column c lies at element (r / 16) * 16 * cols +
-// c * 16 + r % 16: the matrix keeps its size.
+// TensorView::column_tiles: rows per tile, and per pair of tiles (the stride of a pair's columns).
 constexpr int64_t kColumnTileRows = 16;
+constexpr int64_t kColumnPairRows = 2 * kColumnTileRows;
+// Where row r's column c of a matrix of `rows` rows packed in column tiles lies, in elements: in the
+// pair of tiles from row p = r / 32 * 32, whose columns are min(32, rows - p) values each. The matrix
+// keeps its size.
+constexpr int64_t column_tile_offset(int64_t rows, int64_t cols, int64_t r, int64_t c) {
+  const int64_t p = r / kColumnPairRows * kColumnPairRows;
+  const int64_t width = rows - p < kColumnPairRows ? rows - p : kColumnPairRows;
+  return p * cols + c * width + (r - p);
+}
 // Whether pack_column_tiles takes t: F16 or BF16, two dimensions, rows a multiple of kColumnTileRows, not packed.
 bool packs_column_tiles(const TensorView& t);
 // Packs t (packs_column_tiles(t)) in place: `bytes` is t's data, writable. Sets t.column_tiles.

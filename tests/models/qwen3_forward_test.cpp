@@ -1159,6 +1159,58 @@ TEST(Qwen3Kernels, ColumnTilesHoldTheSameMatrixAndSumOneChainOnEveryIsa) {
                std::invalid_argument);
 }
 
+TEST(Qwen3Kernels, ColumnTilesComputeAnyRangeOfRowsOfTheirPairs) {
+  // A pair of tiles is one stream (each column its 32 rows), the odd last tile alone: the kernels
+  // take a task's rows wherever they begin and end, half a pair, a row on each side of a pair's
+  // middle, the odd tile alone, and store those rows only.
+  Qwen3Weights owner;
+  const int64_t rows = 48, cols = 37;
+  std::vector<float> wv(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = test_value(i, 11);
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    const TensorView w = make_tensor(owner, "w", {rows, cols}, dtype, wv);
+    const TensorView p = packed_copy(owner, w, pack_column_tiles);
+    EXPECT_EQ(tensor_element(p, 17 * cols + 3), tensor_element(w, 17 * cols + 3));
+    const auto* stored = static_cast<const uint16_t*>(p.data);  // row 17's column 3: the pair's 32-value column
+    EXPECT_EQ(stored[3 * 32 + 17], static_cast<const uint16_t*>(w.data)[17 * cols + 3]);
+    EXPECT_EQ(stored[32 * cols + 2 * 16 + 5], static_cast<const uint16_t*>(w.data)[37 * cols + 2]);  // the odd tile's
+    for (int64_t batch : {1, 3, 9}) {
+      std::vector<float> x(static_cast<size_t>(batch * cols));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = test_value(i, 12);
+      for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, 16}, {16, 32}, {16, 48}, {32, 48}, {8, 40}, {31, 33}, {0, 48}}) {
+        for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Amx}) {
+          if (!kernels::isa_supported(isa)) continue;
+          std::vector<float> got(static_cast<size_t>(batch * rows), -7.0f);
+          kernels::MatmulArgs a;
+          a.dtype = dtype;
+          a.w = static_cast<const uint8_t*>(p.data);
+          a.w_row_bytes = row_bytes(dtype, cols);
+          a.w_columns = true;
+          a.w_rows = rows;
+          a.cols = cols;
+          a.x = x.data();
+          a.ldx = cols;
+          a.batch = batch;
+          a.y = got.data();
+          a.ldy = rows;
+          kernels::kernel_table(isa).matmul_rows(a, begin, end);
+          for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t r = 0; r < rows; ++r) {
+              float want = -7.0f;
+              if (r >= begin && r < end) {
+                want = 0.0f;
+                for (int64_t c = 0; c < cols; ++c) want = std::fma(tensor_element(w, r * cols + c), x[b * cols + c], want);
+              }
+              ASSERT_EQ(got[b * rows + r], want) << kernels::isa_name(isa) << " " << dtype_name(dtype) << " rows ["
+                                                 << begin << ", " << end << ") batch " << batch << " row " << r;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Qwen3Forward, F16WeightsInColumnTilesMatchTheReferenceOnEveryIsa) {
   // A model whose F16 matrices are packed in column tiles (as load_model packs a copy where AVX-512
   // runs), its tied head the packed embedding: every instruction set reads them.

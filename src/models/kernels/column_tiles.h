@@ -1,13 +1,14 @@
 // F16 and BF16 matmuls over weights packed in column tiles (TensorView::column_tiles): a tile of 16
 // weight rows holds each column's 16 values side by side, so one widened 512-bit vector of a column
 // meets one activation broadcast from memory, and each of 16 outputs takes its FMA in its own lane: no
-// horizontal sums, no accumulators parked between spans, one sequential stream per tile. Tiles go in
-// pairs, up to 8 activation rows a pass: a column costs 2 loads and conversions and 8 broadcasts for
-// 16 FMAs.
+// horizontal sums, no accumulators parked between spans. Tiles lie in pairs, each column of a pair
+// one 64-byte line, so that a pair is one sequential stream that feeds two independent chains per
+// activation row; up to 8 activation rows a pass: a column costs 2 loads and conversions and 8
+// broadcasts for 16 FMAs.
 //
 // What it computes, on every instruction set: per output, one fp32 chain of fused multiply-adds over
 // the columns in order, from +0, then y = chain (or y + chain when accumulating). The order does not
-// depend on the batch. (One activation row still has two chains in flight: its pair's two tiles.)
+// depend on the batch. (One activation row has two chains in flight: its pair's two tiles.)
 #pragma once
 
 #include <cstdint>

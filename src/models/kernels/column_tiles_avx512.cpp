@@ -1,8 +1,23 @@
 // AVX-512 instance of the matmul over F16 and BF16 weights packed in column tiles (column_tiles.h):
-// per pair of tiles of 16 weight rows (a lone tile where a task's rows end on an odd one, and every
-// tile for batches of up to 4 rows: kColumnPairsAbove), passes of up to 16 / tiles activation rows,
-// each row with one accumulator per tile (16 registers), over the columns in order. In a pair, a
-// column costs 2 loads and conversions (one per tile) and 8 activation broadcasts for 16 FMAs.
+// per pair of tiles of 16 weight rows (one stream, each column a 64-byte line; the odd last tile
+// alone), at every batch, passes of up to 8 activation rows, each row with one accumulator per tile
+// (16 registers), over the columns in order. A column costs 2 loads and conversions (one per tile)
+// and up to 8 activation broadcasts for up to 16 FMAs.
+//
+// Pairs as one stream since 2026-12-06 (night). Before, a pair's tiles were two streams 32 KiB apart
+// (at 1,024 columns), which read slower than one, so batches of up to 4 rows took lone tiles; a lone
+// tile at B=1 is one FMA chain, one FMA per ~4 cycles for 32 bytes of f16: ~68 GB/s on 2 threads even
+// from cache, under the ~80 GB/s that this machine's memory reaches in its fast phases. A pair in
+// one line a column feeds two independent chains from one stream. Zen 5 EPYC, 2 threads, old layout
+// against new, runs alternated: matmul alone from cache (`NINFER_BENCH_DTYPE=f16
+// NINFER_BENCH_MEGABYTES=6 NINFER_BENCH_BATCH=1,2,8 ... DecodeMatmulFromMemory`) B=1 67.8 -> 129.0
+// GB/s, B=2 67.6 -> 128.8; from memory (667 MB) B=1 10.6-12.4 -> 8.4-8.8 ms, B=8 11.4-13.2 ->
+// 10.8-11.0; the model's f16 decode (`bench decode --batch 1,2,4,8,16 --tokens 96`, 3 alternations)
+// B=1 18.2-22.5 -> 15.0-15.2 ms a step (98.5-110.6% of the floor; old 82.1% at ~81 GB/s), B=2
+// 19.1-20.4 -> 15.6-15.8, B=4 21.4-24.0 -> 16.4-16.7, B=8 23.0-24.1 -> 22.6-22.9, B=16 44.6-45.1 ->
+// 44.2-45.1; f16 prefill, forward only, 512 / 2,048 tokens 496-498 / 416-419 -> 504-506 / 422 tok/s.
+// (A first attempt at one-stream pairs, 2026-12-05, had kept two streams a thread at B=1 and been
+// slower: docs/models.md, "Not kept: a pair of f16 tiles as one stream".)
 //
 // One chain per output since 2026-12-05 (evening). Before, each output had an even- and an
 // odd-column chain, so a pass held 8 / tiles rows: prompts took pairs of tiles 4 rows a pass, B=5-8
@@ -14,16 +29,17 @@
 // at 15.0-18.7 ms) B=1 16.7-18.3 -> 14.8-15.2 ms, B=8 21.0-22.3 -> 20.6-21.4. f16 prefill forward,
 // 2 threads, 512 tokens: 370-374 -> 375-398 tok/s.
 //
-// The first pass over a group asks for its weights 3 KiB ahead into L1 (kAheadValues; 6 KiB for a
-// pair's passes of 4 rows or more and for lone tiles), a line per column pair and tile, non-temporal
-// for a decode step (request_line). Asking for them 8-16 KiB ahead into L2 as well made B=8 from
-// memory no faster (22.0-22.3 ms without, 21.7-24.3 with). Near a tile's end the lines ahead are
-// those of the tile that replaces it in the task's next group.
-// Before, the first tile's requests ran on into its neighbour, already being read, and the next
-// pair's second tile started cold. Matmul alone from memory, f16, 2 threads, ~80 alternated runs
+// The first pass over a group asks for its weights ahead into L1: a pair's one stream 6 KiB ahead
+// (12 KiB for passes of 4 rows or more), the odd last tile 6 KiB (kAheadValues says why), a line per
+// column pair and tile, non-temporal for a decode step (request_line). Asking for them 8-16 KiB
+// ahead into L2 as well made B=8 from memory no faster (22.0-22.3 ms without, 21.7-24.3 with; in
+// the two-stream layout). Near a group's end the lines ahead are those of the group that follows it
+// in memory, the task's next. (In the two-stream layout that took care: before 2026-12-05 the first
+// tile's requests ran on into its neighbour, already being read, and the next pair's second tile
+// started cold. Matmul alone from memory, f16, 2 threads, ~80 alternated runs
 // each, time over the read of the same copies beside it (medians): 3,072 x 1,024, B=8 1.455 ->
 // 1.391, B=1 1.127 -> 1.068; 6,144 x 512, B=8 1.713 -> 1.503, B=1 1.260 -> 1.113. The model's f16
-// decode, 5 alternations: B=1 forward 26.9-29.9 -> 24.6-28.2 ms, B=8 39.4-47.3 -> 36.6-44.1.
+// decode, 5 alternations: B=1 forward 26.9-29.9 -> 24.6-28.2 ms, B=8 39.4-47.3 -> 36.6-44.1.)
 #include <algorithm>
 #include <cstdint>
 
@@ -46,24 +62,15 @@ namespace {
 constexpr int kColumnAccumulators = 16;  // per pass: tiles x activation rows
 constexpr int kColumnBatch = kColumnAccumulators;  // rows a lone tile's pass may take
 constexpr int64_t kColumnSlice = 64;  // activation rows per slice of a prompt (as q8_lanes_avx512.cpp)
-// Batches of more rows take pairs of tiles (8 rows a pass): each row's activations, broadcast once,
-// serve both tiles. Batches of up to 4 take lone tiles, so that a thread reads its rows' weights as
-// one run of consecutive tiles, as a plain read does, rather than as two runs 16 rows apart, each
-// skipping the other's tiles; one row then has one chain, held to an FMA's latency a column (~34 GB/s
-// a thread at this CPU's ~4.2 GHz), above a thread's share of the memory but in its fastest phases
-// (reads of 80 GB/s and more). The model's f16 forward passes alternated one by one against pairs
-// (200 of each, 2 threads, `bench decode --tokens 128`, 2026-12-06 afternoon; passes of 4 rows asking
-// 6 KiB ahead either way), in time over the pairs': where reads ran at 45-52 GB/s, B=1 0.789-0.812,
-// B=2 0.854-0.866, B=3 0.884-0.898, B=4 0.894-0.904, B=6 0.905, B=8 0.978-0.990; where they ran faster
-// (B=1 ~21 ms a step), B=1 0.948-0.955, B=2 0.953, B=4 0.997, B=8 1.019-1.101 (its products then set
-// the pace, and a lone tile broadcasts each activation for 16 FMAs instead of 32). Matmul alone from
-// memory (Qwen3PrefillBench.DISABLED_DecodeMatmulFromMemory, f16, 2 threads, reads at ~48 GB/s), B=1
-// in time over the read beside it: 0.945-0.955 lone against 1.017-1.258 in pairs at 3,072, 4,096 and
-// 151,936 x 1,024 and 1,024 x 2,048 and 3,072; B=8 within 3% either way.
-constexpr int64_t kColumnPairsAbove = 4;
-// How far ahead of its columns a tile's first pass asks for the weights (into L1): 1,536 values (3
-// KiB) for a pair's passes of 1-3 rows, which go at the stream's pace, twice as far for passes of 4
-// rows or more, which go at their products', and for lone tiles (kAheadValuesProducts). The first:
+// How far ahead of its columns a tile's first pass asks for the weights (into L1), per tile (a pair's
+// one stream asks twice as far): 1,536 values (3 KiB) for a pair's passes of 1-3 rows, which go at
+// the stream's pace, twice as far for passes of 4 rows or more, which go at their products', and for
+// the odd last tile (kAheadValuesProducts). Measured in the two-stream layout, in which a pair's
+// tiles each asked this far in their own stream; in one stream, the model's f16 decode at B=1 and
+// B=8, runs alternated (`bench decode --batch 1,8 --tokens 96`, 3 of each, the reads moving between
+// ~50 and ~80 GB/s from run to run), took 15.1-23.3 ms a B=1 step and 24.2-27.8 a B=8 one as it is,
+// 15.4-16.0 and 23.8-24.8 at twice the distance, 16.1-23.6 and 24.6-26.2 at half: too close for
+// runs of their own to tell. The first:
 // B=8 f16 decode on the Zen 5 EPYC, 2 threads, runs of their own: 151-174 tok/s with 1,024, 162-197
 // with 2,048, 162-184 with 4,096, 95-111 without (B=1 within noise of each; all in pairs, before
 // 2026-12-06 afternoon). The
@@ -84,9 +91,9 @@ constexpr int64_t kAheadValues = 1536;
 // 1.039-1.045 and B=3 1.001-1.044. A 512-token f16 prefill (passes of 8 rows), alternated: 1.000-1.004.
 constexpr int64_t kAheadValuesProducts = 2 * kAheadValues;
 constexpr int kProductPacedRows = 4;
-// A lone tile (every tile of a batch of up to 4 rows; the odd last tile of a larger batch's task)
-// asks 6 KiB ahead at every batch: its one stream then has as many lines in flight as a pair's two at
-// 3 KiB. Alternated as above, lone tiles with 6 KiB against
+// A lone tile (the odd last tile; until 2026-12-06, night, every tile of a batch of up to 4 rows)
+// asks 6 KiB ahead at every batch: its one stream then has as many lines in flight as a pair's at 3
+// KiB a tile. Alternated as above, lone tiles with 6 KiB against
 // 3 KiB, in time over 3 KiB's: at reads of ~48 GB/s B=1 0.990-0.999, B=2 0.973-0.984, B=3
 // 0.916-0.936; at ~80 GB/s B=1 0.970-0.974, B=2 0.919-0.932, B=3 0.860-0.872; B=4 with 3 KiB took
 // 1.093-1.114 of 6 KiB's time.
@@ -107,15 +114,15 @@ NINFER_KERNEL_TARGET inline __m512 widen(const uint16_t* p) {
   }
 }
 
-// Column c of NT adjacent tiles into the NB rows' chains: each tile's column widened once, each row's
-// activation broadcast once for all tiles.
+// Column c of a group of NT tiles (a pair's columns are 32 values, the first tile's 16 then the
+// second's) into the NB rows' chains: each tile's column widened once, each row's activation
+// broadcast once for all tiles.
 template <DType D, int NT, int NB>
-NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void column_step(const uint16_t* tile, int64_t tile_values,
-                                                                           int64_t c, const ColumnRows& x,
-                                                                           __m512 (&acc)[NT][NB]) {
+NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void column_step(const uint16_t* group, int64_t c,
+                                                                           const ColumnRows& x, __m512 (&acc)[NT][NB]) {
   __m512 w[NT];
 #pragma GCC unroll 2
-  for (int t = 0; t < NT; ++t) w[t] = widen<D>(tile + t * tile_values + c * kColumnTileRows);
+  for (int t = 0; t < NT; ++t) w[t] = widen<D>(group + (c * NT + t) * kColumnTileRows);
 #pragma GCC unroll 16
   for (int j = 0; j < NB; ++j) {
     const __m512 xj = _mm512_set1_ps(x.x[j][c]);
@@ -124,33 +131,33 @@ NINFER_KERNEL_TARGET inline __attribute__((always_inline)) void column_step(cons
   }
 }
 
-// Outputs [t0, t0 + 16 NT) of NB activation rows over all columns of NT adjacent tiles (tile t at
-// tile + t x tile_values), into the lanes of rows[t]; `ahead`: the first pass over these tiles'
-// weights, which asks for the lines ahead of them (a line per column pair and tile); `once`: no later
-// slice reads them (request_line).
+// Outputs [t0, t0 + 16 NT) of NB activation rows over all columns of a group of NT tiles (a pair of
+// tiles, or the odd last tile: column_tile_offset), into the lanes of rows[t]; `ahead`: the first
+// pass over the group's weights, which asks for the lines ahead of them (a line per column pair and
+// tile); `once`: no later slice reads them (request_line).
 template <DType D, int NT, int NB>
-NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values, int64_t cols, const ColumnRows& x,
-                                       const uint32_t* rows, bool accumulate, bool ahead, bool once) {
+NINFER_KERNEL_TARGET void column_tiles(const uint16_t* group, int64_t cols, const ColumnRows& x, const uint32_t* rows,
+                                       bool accumulate, bool ahead, bool once) {
   __m512 acc[NT][NB];
 #pragma GCC unroll 2
   for (int t = 0; t < NT; ++t) {
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) acc[t][j] = _mm512_setzero_ps();
   }
-  constexpr int64_t kAhead = NT == 1 || NB >= kProductPacedRows ? kAheadValuesProducts : kAheadValues;
+  // (The group's one stream asks as far ahead as its tiles would each on their own.)
+  constexpr int64_t kAhead = NT * (NT == 1 || NB >= kProductPacedRows ? kAheadValuesProducts : kAheadValues);
   int64_t c = 0;
   for (; c + 2 <= cols; c += 2) {
     if (ahead) {
-      // (Past the tile's end: the next group's tile, as the header says.)
-      const int64_t at = c * kColumnTileRows + kAhead;
-      const int64_t next = at < tile_values ? 0 : (NT - 1) * tile_values;
+      // (Past the group's end: the group that follows it in memory, the task's next.)
+      const uint16_t* at = group + c * NT * kColumnTileRows + kAhead;
 #pragma GCC unroll 2
-      for (int t = 0; t < NT; ++t) request_line(tile + t * tile_values + at + next, once);
+      for (int t = 0; t < NT; ++t) request_line(at + t * 2 * kColumnTileRows, once);
     }
-    column_step<D, NT, NB>(tile, tile_values, c, x, acc);
-    column_step<D, NT, NB>(tile, tile_values, c + 1, x, acc);
+    column_step<D, NT, NB>(group, c, x, acc);
+    column_step<D, NT, NB>(group, c + 1, x, acc);
   }
-  if (c < cols) column_step<D, NT, NB>(tile, tile_values, c, x, acc);
+  if (c < cols) column_step<D, NT, NB>(group, c, x, acc);
 #pragma GCC unroll 2
   for (int t = 0; t < NT; ++t) {
     const auto lanes = static_cast<__mmask16>(rows[t]);
@@ -168,10 +175,8 @@ NINFER_KERNEL_TARGET void column_tiles(const uint16_t* tile, int64_t tile_values
 
 NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t row_begin, int64_t row_end) {
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
-  const int64_t tile_values = kColumnTileRows * a.cols;
-  for_tile_groups<kColumnSlice, kColumnAccumulators, kColumnPairsAbove>(a.batch, row_begin, row_end,
-                                                                       [&](const TileGroup& g) {
-    const uint16_t* tile = w + g.t0 * a.cols;
+  for_fixed_pairs<kColumnSlice, kColumnAccumulators>(a.batch, a.w_rows, row_begin, row_end, [&](const TileGroup& g) {
+    const uint16_t* group = w + g.t0 * a.cols;
     g.each_pass([&](int64_t b0, int nb, bool ahead) {
       ColumnRows x;
       for (int j = 0; j < kColumnBatch; ++j) {
@@ -181,9 +186,9 @@ NINFER_KERNEL_TARGET void column_tiles_matmul_rows(const MatmulArgs& a, int64_t 
       }
       with_tiles_and_rows<kColumnAccumulators>(g.tiles, nb, [&]<int NT, int NB>() {
         if (a.dtype == DType::BF16) {
-          column_tiles<DType::BF16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
+          column_tiles<DType::BF16, NT, NB>(group, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
         } else {
-          column_tiles<DType::F16, NT, NB>(tile, tile_values, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
+          column_tiles<DType::F16, NT, NB>(group, a.cols, x, g.rows, a.accumulate, ahead, g.one_slice);
         }
       });
     });

@@ -286,6 +286,7 @@ void parallel_matmul(ThreadPool& pool, const KernelTable& kernels, std::span<con
     a.w_tiles = w.q8_tiles;
     a.w_lanes = w.q8_lanes;
     a.w_columns = w.column_tiles;
+    a.w_rows = w.rows();
     if (w.q8_tiles && !kernels.q8_weight_tiles) {
       throw std::invalid_argument(std::string("parallel_matmul: ") + w.name + " is packed for the tile unit, which the " +
                                   isa_name(kernels.isa) + " kernels do not read");

@@ -10,9 +10,9 @@
 // read does, and their loads from memory overlap the arithmetic throughout. Until 2026-12-06 one and
 // two rows took pairs, so that a thread streamed two tiles at once; on the Zen 5 EPYC that afternoon
 // lone tiles made decode steps of 1-4 rows up to 21% faster (see q8_lanes_avx512.cpp and
-// column_tiles_avx512.cpp for the figures, phase by phase). Both thresholds are the kernel's:
-// for Q8_0 in lanes kPairsAbove = kAccumulators (8); for column tiles kPairsAbove = 4 (a pair's 8 rows
-// fit one pass there, and set their pace by their products).
+// column_tiles_avx512.cpp for the figures, phase by phase). The threshold is the kernel's: for Q8_0
+// in lanes kPairsAbove = kAccumulators (8). Column tiles lie in pairs that are one stream
+// (TensorView::column_tiles) and take them at every batch (for_fixed_pairs).
 #pragma once
 
 #include <algorithm>
@@ -46,27 +46,50 @@ struct TileGroup {
 // the pass's rows repeat its last one (they are computed and not stored).
 inline int64_t pass_row(int64_t b0, int nb, int j) { return b0 + std::min(j, nb - 1); }
 
-// Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
-// groups of up to kMaxGroupTiles (a divisor of kAccumulators) for batches of more than kPairsAbove
-// rows, else of one tile.
-template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove, class Fn>
-inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
+// The rows of [row_begin, row_end) in the 16-row tile from row t0, as a mask of its lanes.
+inline uint32_t tile_lanes(int64_t t0, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t kTile = 16;
+  const int64_t first = std::clamp<int64_t>(row_begin - t0, 0, kTile), last = std::clamp<int64_t>(row_end - t0, 0, kTile);
+  return last <= first ? 0u : ((1u << last) - 1) & ~((1u << first) - 1);
+}
+
+// Calls fn(TileGroup) for each group of tiles that next(t0) makes from t0 (its tile count; the next
+// group starts where it ends), over each slice of the batch in turn.
+template <int64_t kSlice, int kAccumulators, class Next, class Fn>
+inline void for_groups(int64_t batch, int64_t t_begin, int64_t row_begin, int64_t row_end, Next&& next, Fn&& fn) {
   constexpr int64_t kTile = 16;
   static_assert(kAccumulators % kMaxGroupTiles == 0);
-  const int group_tiles = batch > kPairsAbove ? kMaxGroupTiles : 1;
   for (int64_t s0 = 0; s0 < batch; s0 += kSlice) {
     const int64_t s1 = std::min(batch, s0 + kSlice);
-    for (int64_t t0 = row_begin / kTile * kTile; t0 < row_end;) {
-      TileGroup g{t0, 0, {}, s0, s1, 0, s0 == 0, batch <= kSlice};
-      for (; g.tiles < group_tiles && t0 < row_end; ++g.tiles, t0 += kTile) {
-        const int64_t first = std::max(row_begin, t0) - t0, last = std::min(row_end, t0 + kTile) - t0;
-        g.rows[g.tiles] = ((1u << last) - 1) & ~((1u << first) - 1);
-      }
+    for (int64_t t0 = t_begin; t0 < row_end;) {
+      TileGroup g{t0, next(t0), {}, s0, s1, 0, s0 == 0, batch <= kSlice};
+      for (int t = 0; t < g.tiles; ++t, t0 += kTile) g.rows[t] = tile_lanes(t0, row_begin, row_end);
       const int64_t pass_max = kAccumulators / g.tiles;
       g.passes = (s1 - s0 + pass_max - 1) / pass_max;
       fn(g);
     }
   }
+}
+
+// Calls fn(TileGroup) for rows [row_begin, row_end) of a matrix of 16-row tiles and `batch` rows, in
+// groups of up to kMaxGroupTiles (a divisor of kAccumulators) from row_begin's tile for batches of
+// more than kPairsAbove rows, else of one tile.
+template <int64_t kSlice, int kAccumulators, int64_t kPairsAbove, class Fn>
+inline void for_tile_groups(int64_t batch, int64_t row_begin, int64_t row_end, Fn&& fn) {
+  constexpr int64_t kTile = 16;
+  const int group_tiles = batch > kPairsAbove ? kMaxGroupTiles : 1;
+  auto next = [&](int64_t t0) { return static_cast<int>(std::min<int64_t>(group_tiles, (row_end - t0 + kTile - 1) / kTile)); };
+  for_groups<kSlice, kAccumulators>(batch, row_begin / kTile * kTile, row_begin, row_end, next, fn);
+}
+
+// The same for a matrix of `rows` rows whose tiles lie in fixed pairs from row 0, the odd last tile
+// alone (TensorView::column_tiles), at every batch: each group is one of its pairs that holds any of
+// [row_begin, row_end), its tiles' masks those rows (a tile holding none is computed and not stored).
+template <int64_t kSlice, int kAccumulators, class Fn>
+inline void for_fixed_pairs(int64_t batch, int64_t rows, int64_t row_begin, int64_t row_end, Fn&& fn) {
+  constexpr int64_t kTile = 16, kPair = kMaxGroupTiles * kTile;
+  auto next = [&](int64_t t0) { return static_cast<int>(std::min<int64_t>(kMaxGroupTiles, (rows - t0) / kTile)); };
+  for_groups<kSlice, kAccumulators>(batch, row_begin / kPair * kPair, row_begin, row_end, next, fn);
 }
 
 // Asks for the weights' line at p ahead of its use. `once`: no later slice reads it

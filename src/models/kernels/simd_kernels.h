@@ -49,8 +49,10 @@ struct MatmulArgs {
   // Q8_0 weights packed for the vector kernels (TensorView::q8_lanes; q8_lanes.h): the kernel that
   // reads them needs xc too.
   bool w_lanes = false;
-  // F16 or BF16 weights packed in column tiles (TensorView::column_tiles; column_tiles.h).
+  // F16 or BF16 weights packed in column tiles (TensorView::column_tiles; column_tiles.h), of w_rows
+  // rows in all (where the odd last tile lies).
   bool w_columns = false;
+  int64_t w_rows = 0;
   const int32_t* xc = nullptr;  // Q8_0 with w_lanes: -128 x the sum of each block of xq, xc + b * cols / 32
   const int8_t* xq = nullptr;  // Q8_0 only: row b of x quantised at xq + b * cols,
   const float* xd = nullptr;   // and its block scales at xd + b * cols / 32
