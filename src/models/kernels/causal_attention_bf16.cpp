@@ -116,8 +116,15 @@ NINFER_KERNEL_TARGET void pack_keys(const uint16_t* src, int vecs, int64_t dim, 
 NINFER_KERNEL_TARGET void pack_keys_int8(const uint16_t* src, int vecs, int64_t dim, uint8_t* dst, float* ks) {
   const __m512 zero = _mm512_setzero_ps(), offset = _mm512_set1_ps(128.0f);
   for (int u = 0; u < vecs; ++u) {
-    __m512 mx = zero;
-    for (int64_t c = 0; c < dim; ++c) mx = _mm512_max_ps(mx, _mm512_abs_ps(AV::load_f16(src + c * T + 16 * u)));
+    // The largest |value| of each key, on the f16 bits: with the sign cleared, their order as
+    // unsigned integers is the values' (NaN above inf), so only the result is widened.
+    const __m256i magnitude = _mm256_set1_epi16(0x7fff);
+    __m256i top = _mm256_setzero_si256();
+    for (int64_t c = 0; c < dim; ++c) {
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c * T + 16 * u));
+      top = _mm256_max_epu16(top, _mm256_and_si256(h, magnitude));
+    }
+    const __m512 mx = _mm512_cvtph_ps(top);
     const __mmask16 nonzero = _mm512_cmp_ps_mask(mx, zero, _CMP_GT_OQ);
     _mm512_storeu_ps(ks + 16 * u, _mm512_div_ps(mx, _mm512_set1_ps(127.0f)));
     const __m512 inv = _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(127.0f), mx);
