@@ -1,6 +1,5 @@
 #include "models/tensor.h"
 
-#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -119,11 +118,9 @@ const uint8_t* row_data(const TensorView& t, int64_t r, std::vector<uint8_t>& sc
   const auto* p = static_cast<const uint8_t*>(t.data);
   if (t.column_tiles) {  // row r of its pair of tiles: every 32nd value (16th in a lone tile)
     scratch.resize(rb);
-    const int64_t first = column_tile_offset(t.rows(), t.cols(), r, 0);
-    const int64_t stride = t.cols() > 1 ? column_tile_offset(t.rows(), t.cols(), r, 1) - first : 0;
-    for (size_t c = 0; c < rb / 2; ++c) {
-      std::memcpy(scratch.data() + 2 * c, p + 2 * (static_cast<size_t>(first) + c * static_cast<size_t>(stride)), 2);
-    }
+    const auto first = static_cast<size_t>(column_tile_offset(t.rows(), t.cols(), r, 0));
+    const auto stride = static_cast<size_t>(column_tile_width(t.rows(), r));
+    for (size_t c = 0; c < rb / 2; ++c) std::memcpy(scratch.data() + 2 * c, p + 2 * (first + c * stride), 2);
     return scratch.data();
   }
   if (!t.q8_tiles && !t.q8_lanes) return p + static_cast<size_t>(r) * rb;
@@ -184,7 +181,7 @@ void pack_column_tiles(TensorView& t, uint8_t* bytes) {
   const size_t rb = row_bytes(t.dtype, cols);
   std::vector<uint8_t> pair(rb * kColumnPairRows);
   for (int64_t p0 = 0; p0 < rows; p0 += kColumnPairRows) {  // a pair of tiles (or the odd last tile) at a time
-    const int64_t width = std::min(kColumnPairRows, rows - p0);
+    const int64_t width = column_tile_width(rows, p0);
     uint8_t* out = bytes + static_cast<size_t>(p0) * rb;
     std::memcpy(pair.data(), out, static_cast<size_t>(width) * rb);
     for (int64_t c = 0; c < cols; ++c) {

@@ -100,13 +100,16 @@ void pack_q8_lanes(TensorView& t, uint8_t* bytes);
 // TensorView::column_tiles: rows per tile, and per pair of tiles (the stride of a pair's columns).
 constexpr int64_t kColumnTileRows = 16;
 constexpr int64_t kColumnPairRows = 2 * kColumnTileRows;
-// Where row r's column c of a matrix of `rows` rows packed in column tiles lies, in elements: in the
-// pair of tiles from row p = r / 32 * 32, whose columns are min(32, rows - p) values each. The matrix
-// keeps its size.
+// The values in each column of the group of tiles that holds row r, in a matrix of `rows` rows
+// packed in column tiles: the pair from row p = r / 32 * 32, min(32, rows - p) (16: the odd last tile).
+constexpr int64_t column_tile_width(int64_t rows, int64_t r) {
+  const int64_t p = r / kColumnPairRows * kColumnPairRows;
+  return rows - p < kColumnPairRows ? rows - p : kColumnPairRows;
+}
+// Where row r's column c of such a matrix lies, in elements. The matrix keeps its size.
 constexpr int64_t column_tile_offset(int64_t rows, int64_t cols, int64_t r, int64_t c) {
   const int64_t p = r / kColumnPairRows * kColumnPairRows;
-  const int64_t width = rows - p < kColumnPairRows ? rows - p : kColumnPairRows;
-  return p * cols + c * width + (r - p);
+  return p * cols + c * column_tile_width(rows, r) + (r - p);
 }
 // Whether pack_column_tiles takes t: F16 or BF16, two dimensions, rows a multiple of kColumnTileRows, not packed.
 bool packs_column_tiles(const TensorView& t);

@@ -331,8 +331,8 @@ TEST(CausalAttention, AQueryOutOfRangeSpoilsOnlyItsOwnOutput) {
       std::vector<float> a(clean.q.size(), 0.0f), b(clean.q.size(), 0.0f);
       clean.attend(kt, 0, clean.length, 0.2f, a);
       dirty.attend(kt, 0, dirty.length, 0.2f, b);
-      for (int64_t c = 0; c < clean.dim; ++c) a[pos * clean.q_stride + head * clean.dim + c] = 0.0f;
-      for (int64_t c = 0; c < clean.dim; ++c) b[pos * clean.q_stride + head * clean.dim + c] = 0.0f;
+      const int64_t spoilt = pos * clean.q_stride + head * clean.dim;  // the bad query's own output
+      for (int64_t c = 0; c < clean.dim; ++c) a[spoilt + c] = b[spoilt + c] = 0.0f;
       EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << kt.name << " " << bad;
     }
   }

@@ -115,10 +115,10 @@ NINFER_KERNEL_TARGET void pack_keys(const uint16_t* src, int vecs, int64_t dim, 
 // cache holds there) spoils only its own, never-used score.
 NINFER_KERNEL_TARGET void pack_keys_int8(const uint16_t* src, int vecs, int64_t dim, uint8_t* dst, float* ks) {
   const __m512 zero = _mm512_setzero_ps(), offset = _mm512_set1_ps(128.0f);
+  const __m256i magnitude = _mm256_set1_epi16(0x7fff);  // an f16's bits without its sign
   for (int u = 0; u < vecs; ++u) {
     // The largest |value| of each key, on the f16 bits: with the sign cleared, their order as
     // unsigned integers is the values' (NaN above inf), so only the result is widened.
-    const __m256i magnitude = _mm256_set1_epi16(0x7fff);
     __m256i top = _mm256_setzero_si256();
     for (int64_t c = 0; c < dim; ++c) {
       const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c * T + 16 * u));

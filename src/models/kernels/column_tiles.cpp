@@ -1,6 +1,5 @@
 #include "models/kernels/column_tiles.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "models/dtype_convert.h"
@@ -11,7 +10,7 @@ void column_tiles_matmul_rows_portable(const MatmulArgs& a, int64_t row_begin, i
   const auto* w = reinterpret_cast<const uint16_t*>(a.w);
   for (int64_t r = row_begin; r < row_end; ++r) {
     const uint16_t* row = w + column_tile_offset(a.w_rows, a.cols, r, 0);  // its column 0
-    const int64_t stride = std::min(kColumnPairRows, a.w_rows - r / kColumnPairRows * kColumnPairRows);
+    const int64_t stride = column_tile_width(a.w_rows, r);
     for (int64_t b = 0; b < a.batch; ++b) {
       const float* x = a.x + b * a.ldx;
       float s = 0.0f;
