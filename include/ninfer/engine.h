@@ -65,10 +65,17 @@ struct EngineOptions {
   // then the chunk is sized from measured forward times so that a step takes at most that many times
   // a step of the decoding rows alone, even when it runs as much over its prediction as the worst
   // decile of recent such steps did. A long new prompt thus slows the running streams by a bounded
-  // factor instead of freezing them. max_decode_slowdown 0: always prefill_tokens_while_decoding.
+  // factor instead of freezing them. Where that leaves room for fewer positions than a chunk may
+  // hold, the chunk holds them all the same and goes through a few of the model's layers a step
+  // (its keys and values read once a step for all its positions, where a few positions a step
+  // through every layer read them once for those few). max_decode_slowdown 0: always
+  // prefill_tokens_while_decoding positions through every layer. 1.5, not 2: on the 2-core Zen 5 VM
+  // a stream's own decode steps vary by ~1.3x (p99 over median), and the budget's misses by as
+  // much again; at 2 the p99 gap beside a 4,096-token prompt reached 2.7-3.2x the median alone, at
+  // 1.5 2.0-2.95x, with the prompt's first token at 25-28 s (docs/runtime.md, "Chunked prefill").
   int max_step_tokens = 512;
   int prefill_tokens_while_decoding = 256;
-  double max_decode_slowdown = 2.0;
+  double max_decode_slowdown = 1.5;
   // Exact prefix cache: KV blocks of prompts computed before, reused by later prompts that start
   // with the same tokens (a shared system prompt and tools). 0 bytes turns it off.
   size_t prefix_cache_bytes = size_t(1) << 30;
@@ -267,6 +274,7 @@ struct EngineStats {
   uint64_t finished = 0, failed = 0, cancelled = 0;
   uint64_t prompt_tokens_computed = 0;  // prompt positions run through the model
   uint64_t prompt_chunks = 0;           // prompt pieces that did not end their prompt (chunked prefill)
+  uint64_t prompt_layer_steps = 0;      // steps in which a prompt chunk went through only some of the layers
   // The exact prefix cache: lookups that reused at least one block / none, prompt positions restored,
   // blocks dropped for the budget, and what it holds now.
   uint64_t prefix_cache_hits = 0, prefix_cache_misses = 0, prefix_cache_hit_tokens = 0, prefix_cache_evictions = 0;

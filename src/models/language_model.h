@@ -26,6 +26,13 @@ struct ForwardRow {
   // may compute the two kinds with different kernels, so that its bits depend on the kind: each
   // kind's bits never depend on how the rows are batched or a prompt is chunked.
   bool prompt = false;
+  // A prompt row may go through the model's layers over several forwards (layer_count() > 1):
+  // `layers` of them this forward, 0 for all that are left. Its positions join the slot (its
+  // length) with their last layer; until then the slot's next row must be the same tokens, going on
+  // from the layer where they stopped, and asks no logits before that last layer. A long prompt
+  // beside decoding rows then goes in chunks large enough to read its keys and values once for
+  // many positions, a few layers a step, instead of a few positions a step through every layer.
+  int layers = 0;
 };
 
 class LanguageModel {
@@ -37,6 +44,8 @@ class LanguageModel {
   virtual int slot_count() const = 0;
   virtual std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const = 0;
   virtual std::string description() const = 0;  // e.g. "qwen3 tiny (bf16, 4 layers, 151936 vocab)"
+  // The layers a prompt row may be cut between (ForwardRow::layers); 1: every row takes them all.
+  virtual int layer_count() const { return 1; }
 
   // Length (committed positions) of a slot's KV cache.
   virtual int slot_length(int slot) const = 0;

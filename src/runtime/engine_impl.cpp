@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -98,6 +99,7 @@ EngineImpl::EngineImpl(std::shared_ptr<models::LanguageModel> model, const Engin
                        runtime::ModelChatTemplates templates, std::shared_ptr<models::LanguageModel> draft_model)
     : model_(std::move(model)), tok_(model_->tokenizer()), options_(options), templates_(std::move(templates)), domain_(tok_) {
   if (options_.max_batch_rows < 1) throw std::invalid_argument("max_batch_rows must be at least 1");
+  layers_ = std::max(1, model_->layer_count());
   if (options_.max_batch_rows > model_->slot_count())
     throw std::invalid_argument("max_batch_rows exceeds the model's sequence slots");
   if (options_.max_step_tokens < options_.max_batch_rows)
@@ -624,9 +626,33 @@ int EngineImpl::prompt_budget(int decoding) const {
   return std::min(step, chunk);
 }
 
-void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions, uint64_t draft_positions) {
+EngineImpl::ChunkPlan EngineImpl::plan_chunk(const Request& r, int64_t work, size_t cap, int decoding,
+                                             bool partial_taken) const {
+  if (work <= 0 || cap == 0) return {};
+  if (r.chunk_positions > 0) {  // goes on through its layers, at least one a step
+    if (partial_taken) return {};
+    const int left = layers_ - r.chunk_layers;
+    const int64_t fits = work / static_cast<int64_t>(r.chunk_positions);
+    return {r.chunk_positions, decoding == 0 ? left : static_cast<int>(std::clamp<int64_t>(fits, 1, left))};
+  }
+  const size_t remaining = r.prompt.size() - r.prompt_done;
+  const size_t whole = std::min(static_cast<size_t>(work / layers_), remaining);  // through every layer
+  const size_t most = std::min(remaining, cap);
+  if (decoding == 0 || layers_ == 1 || partial_taken || whole >= most) return {std::min(whole, most), layers_};
+  // Beside decoding rows with room for fewer positions than the chunk may hold: the whole chunk, a
+  // few layers a step. Each step's attention reads the prompt's keys and values so far, once for
+  // the chunk's positions, where a chunk through every layer would hold only `whole` of them (a
+  // 4,096-token prompt beside 4 streams: ~4 positions a step). As many layers as make the work
+  // whole in chunks of at most `most` positions; one layer at least.
+  const int64_t layers = std::clamp<int64_t>((work + static_cast<int64_t>(most) - 1) / static_cast<int64_t>(most), 1,
+                                             layers_);
+  const size_t positions = std::clamp<size_t>(static_cast<size_t>(work / layers), 1, most);
+  return {positions, static_cast<int>(layers)};
+}
+
+void EngineImpl::learn_step_costs(double forward_s, int decoding, double prompt_positions, uint64_t draft_positions) {
   const int decode_positions = decoding + static_cast<int>(draft_positions);
-  if (prompt_positions == 0) {
+  if (prompt_positions <= 0) {
     if (decoding > 0) {
       step_costs_.learn(decode_positions, forward_s);
       steps_since_decode_only_ = 0;
@@ -639,8 +665,8 @@ void EngineImpl::learn_step_costs(double forward_s, int decoding, uint64_t promp
   const double decode_s = decoding > 0 ? step_costs_.estimate(decode_positions) : 0;
   const double prompt_s = decoding > 0 && decode_s > 0 ? forward_s - decode_s : forward_s;
   if (decode_s > 0 && prompt_position_s_ > 0)
-    chunk_step_error_.add(forward_s / (decode_s + prompt_position_s_ * static_cast<double>(prompt_positions)));
-  if (prompt_s > 0) speculative::learn_moving_average(prompt_position_s_, prompt_s / static_cast<double>(prompt_positions));
+    chunk_step_error_.add(forward_s / (decode_s + prompt_position_s_ * prompt_positions));
+  if (prompt_s > 0) speculative::learn_moving_average(prompt_position_s_, prompt_s / prompt_positions);
 }
 
 void EngineImpl::publish_prefix_cache_stats() {
@@ -671,32 +697,28 @@ void EngineImpl::step() {
     ++decoding;
     drafted += static_cast<int>(r->drafts.size());
   }
-  int budget = prompt_budget(decoding) - drafted;
+  // What prompts may add, in positions through every layer; a chunk may go through some of the
+  // layers a step (plan_chunk).
+  const int budget = prompt_budget(decoding) - drafted;
+  int64_t work = int64_t{std::max(budget, 0)} * layers_;
+  if (const int64_t fixed = fixed_prompt_work_.load(); fixed > 0 && decoding > 0) work = fixed;
+  const size_t cap = static_cast<size_t>(std::max(
+      decoding > 0 ? std::min(options_.prefill_tokens_while_decoding, options_.max_step_tokens - decoding - drafted)
+                   : options_.max_step_tokens,
+      0));
 
   std::vector<size_t> index;  // batch row -> active_ index
   std::vector<Request*> rows;
   std::vector<runtime::BatchRow> batch;
+  std::vector<ChunkPlan> chunks_planned;  // batch row -> its prompt chunk's share (none: decoding)
   index.reserve(active_.size());
   rows.reserve(active_.size());
   batch.reserve(active_.size());
+  chunks_planned.reserve(active_.size());
   bool any_constrained = false;
-  for (size_t a = 0; a < active_.size(); ++a) {
+  auto add_row = [&](size_t a, runtime::BatchRow b, ChunkPlan c) {
     Request& r = *active_[a];
-    runtime::BatchRow b;
     b.slot = r.slot;
-    if (r.prefilled) {
-      b.input = std::span<const int32_t>(&r.generated.back(), 1);
-      b.drafts = r.drafts;
-      b.draft_q = r.draft_q;
-    } else {
-      const size_t remaining = r.prompt.size() - r.prompt_done;
-      const size_t chunk = std::min(remaining, static_cast<size_t>(std::max(budget, 0)));
-      if (chunk == 0) continue;  // waits for a later step
-      budget -= static_cast<int>(chunk);
-      b.input = std::span<const int32_t>(r.prompt).subspan(r.prompt_done, chunk);
-      b.sample = chunk == remaining;
-      b.prompt = true;
-    }
     b.params = sampling_params(r.options.sampling);
     b.penalties = r.penalties;
     b.seed = r.seed;
@@ -704,8 +726,39 @@ void EngineImpl::step() {
     index.push_back(a);
     rows.push_back(&r);
     batch.push_back(b);
+    chunks_planned.push_back(c);
     any_constrained |= b.sample && r.session->constrained();
+  };
+  // A row through part of the layers goes last (the model's rule), and there is one at most.
+  std::optional<std::pair<size_t, runtime::BatchRow>> partial;
+  ChunkPlan partial_plan;
+  for (size_t a = 0; a < active_.size(); ++a) {
+    Request& r = *active_[a];
+    runtime::BatchRow b;
+    if (r.prefilled) {
+      b.input = std::span<const int32_t>(&r.generated.back(), 1);
+      b.drafts = r.drafts;
+      b.draft_q = r.draft_q;
+      add_row(a, b, {});
+      continue;
+    }
+    const ChunkPlan c = plan_chunk(r, work, cap, decoding, partial.has_value());
+    if (c.positions == 0) continue;  // waits for a later step
+    work -= static_cast<int64_t>(c.positions) * c.layers;
+    const int first = r.chunk_positions > 0 ? r.chunk_layers : 0;
+    const bool last_layers = first + c.layers == layers_;
+    b.input = std::span<const int32_t>(r.prompt).subspan(r.prompt_done, c.positions);
+    b.layers = last_layers ? 0 : c.layers;
+    b.sample = last_layers && r.prompt_done + c.positions == r.prompt.size();
+    b.prompt = true;
+    if (first > 0 || !last_layers) {
+      partial.emplace(a, b);
+      partial_plan = c;
+    } else {
+      add_row(a, b, c);
+    }
   }
+  if (partial) add_row(partial->first, partial->second, partial_plan);
   BatchMaskProvider provider(rows);
   const double forward_before = program_->timings().forward_s;
   runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
@@ -723,7 +776,8 @@ void EngineImpl::step() {
     if (!outcomes[i].ok) {
       for (size_t j = 0; j < i; ++j)
         if (pending.rows[j].kind == runtime::RowResultKind::Produced) rows[j]->session->discard();
-      program_->abort();
+      program_->abort();  // (which forgets chunks part of the way through the layers: they start again)
+      for (Request* row : rows) row->chunk_positions = 0, row->chunk_layers = 0;
       finish(active_[index[i]], FinishReason::Error, RequestErrorKind::Internal,
              "a sampled token was refused by the request's matcher (integrity failure)");
       std::erase_if(active_, [](const std::unique_ptr<Request>& r) { return !r; });
@@ -738,6 +792,7 @@ void EngineImpl::step() {
   // is out, where the copy of a 2,000-token prompt took ~0.5 s of that token's time, and before
   // finish() releases its slot).
   uint64_t prompt_tokens = 0, chunks = 0, sampled = 0;
+  double prompt_work = 0;  // positions through every layer
   DraftCounts step_drafts;
   bool stored = false;
   auto store_blocks = [&](const Request& r, size_t tokens) {  // of r's first `tokens` prompt tokens
@@ -767,6 +822,15 @@ void EngineImpl::step() {
       }
       continue;
     }
+    const ChunkPlan& c = chunks_planned[i];
+    prompt_work += static_cast<double>(c.positions) * c.layers / layers_;
+    if (batch[i].layers > 0) {  // through part of the layers: the rest in later steps
+      r.chunk_positions = c.positions;
+      r.chunk_layers += c.layers;
+      continue;
+    }
+    r.chunk_positions = 0;
+    r.chunk_layers = 0;
     const size_t done_before = r.prompt_done;
     prompt_tokens += batch[i].input.size();
     r.prompt_done += batch[i].input.size();
@@ -783,13 +847,14 @@ void EngineImpl::step() {
     }
     ++sampled;
   }
-  learn_step_costs(forward_s, decoding, prompt_tokens, static_cast<uint64_t>(drafted));
+  learn_step_costs(forward_s, decoding, prompt_work, static_cast<uint64_t>(drafted));
   {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.steps;
     stats_.rows_decoded += sampled;
     stats_.prompt_tokens_computed += prompt_tokens;
     stats_.prompt_chunks += chunks;
+    stats_.prompt_layer_steps += partial && chunks_planned.back().layers < layers_;
     stats_.draft_tokens += step_drafts.drafted;
     stats_.draft_tokens_accepted += step_drafts.accepted;
     stats_.draft_tokens_illegal += step_drafts.illegal;

@@ -39,6 +39,10 @@ class EngineImpl {
   // While held, queued requests wait (deadlines and cancellations still apply): used to drain the
   // engine and by tests to make several requests join one batch.
   void hold_admission(bool hold);
+  // For tests: the prompts' share of every step beside decoding rows, in positions times layers,
+  // instead of the one the measured costs give (0: measured), so that a schedule of chunks through
+  // part of the layers does not depend on timings.
+  void fix_prompt_work(int64_t position_layers) { fixed_prompt_work_ = position_layers; }
   models::LanguageModel& model() { return *model_; }
   const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer() const { return tok_; }
 
@@ -102,6 +106,16 @@ class EngineImpl {
   void step();
   void publish_prefix_cache_stats();
   int prompt_budget(int decoding) const;
+  // A prompt row's share of a step: `positions` from prompt_done on, through `layers` of the model's
+  // (from the chunk's chunk_layers on); positions 0: none this step. `work` is what the step has left
+  // for prompts, in positions times layers; `cap` the positions a chunk may hold.
+  struct ChunkPlan {
+    size_t positions = 0;
+    int layers = 0;
+  };
+  ChunkPlan plan_chunk(const runtime::Request& r, int64_t work, size_t cap, int decoding, bool partial_taken) const;
+  int layers_ = 1;  // model_->layer_count()
+  std::atomic<int64_t> fixed_prompt_work_{0};
   // This step's drafts for the decoding rows (DESIGN.md section 7), each within its draft length:
   // forced tokens, then the n-gram or the draft model's.
   void propose_drafts();
@@ -110,7 +124,8 @@ class EngineImpl {
   std::vector<speculative::DraftRow> draft_rows_;
   std::vector<runtime::Request*> draft_requests_;
   std::vector<speculative::DraftResult> draft_results_;
-  void learn_step_costs(double forward_s, int decoding, uint64_t prompt_positions, uint64_t draft_positions);
+  // prompt_positions: the step's prompt work in positions through every layer.
+  void learn_step_costs(double forward_s, int decoding, double prompt_positions, uint64_t draft_positions);
   void finish(std::unique_ptr<runtime::Request>& req, FinishReason reason, std::optional<RequestErrorKind> error = {},
               std::string message = {});
 };

@@ -74,7 +74,7 @@ PendingBatch& Program::decode(std::span<const BatchRow> rows, MaskProvider* prov
       at += tokens.size();
     }
     const int logits_count = r.sample ? 1 + static_cast<int>(r.drafts.size()) : 0;
-    forward_rows_.push_back(models::ForwardRow{r.slot, tokens, logits_count, r.prompt});
+    forward_rows_.push_back(models::ForwardRow{r.slot, tokens, logits_count, r.prompt, r.layers});
     sampled += static_cast<size_t>(logits_count);
     slots_.push_back(r.slot);
     lengths_before_.push_back(model_.slot_length(r.slot));

@@ -33,6 +33,7 @@ struct BatchRow {
   // the row's result is PromptChunk (no logits are computed for it, no mask is asked for).
   bool sample = true;
   bool prompt = false;  // input is prompt tokens (models::ForwardRow::prompt)
+  int layers = 0;       // a prompt row's layers this step (models::ForwardRow::layers; 0: the rest)
   // Speculative rows: up to K draft tokens that follow `input`, verified in this step's forward (K+1
   // positions: the token after `input`, then one after each draft), with the q that produced each
   // (empty: all one-hot; else one per draft). DESIGN.md section 7.

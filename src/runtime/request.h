@@ -77,6 +77,10 @@ struct Request {
   size_t prompt_done = 0;   // prompt positions in the slot (restored or computed)
   size_t cached_tokens = 0; // of which restored from the prefix cache
   bool prefilled = false;   // the whole prompt is in, and the first token was sampled
+  // A chunk part of the way through the model's layers (models::ForwardRow::layers): its positions,
+  // from prompt_done on (0: none), and the layers they have gone through.
+  size_t chunk_positions = 0;
+  int chunk_layers = 0;
   std::vector<int32_t> generated;
   std::string text;
   std::vector<ops::TokenCount> penalties;

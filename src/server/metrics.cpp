@@ -139,6 +139,9 @@ std::string ServerMetrics::render(const EngineStats* engine) const {
          double(e.prompt_tokens_computed));
   single(out, "ninfer_engine_prompt_chunks_total", "counter", "Prompt pieces that did not end their prompt (chunked prefill).",
          double(e.prompt_chunks));
+  single(out, "ninfer_engine_prompt_layer_steps_total", "counter",
+         "Steps in which a prompt chunk went through only some of the model's layers (beside decoding rows).",
+         double(e.prompt_layer_steps));
   family(out, "ninfer_prefix_cache_lookups_total", "counter", "Prefix cache lookups by outcome (a hit reuses at least one block).");
   out += "ninfer_prefix_cache_lookups_total{outcome=\"hit\"} " + std::to_string(e.prefix_cache_hits) + '\n';
   out += "ninfer_prefix_cache_lookups_total{outcome=\"miss\"} " + std::to_string(e.prefix_cache_misses) + '\n';

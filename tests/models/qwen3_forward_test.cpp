@@ -375,6 +375,7 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
   for (DType dtype : {DType::F16, DType::BF16, DType::Q8_0}) {
   Qwen3Config c = tiny_qwen3_config();
   c.head_dim = 32;
+  c.num_layers = 3;  // a prompt row may stop after one layer or two (ForwardRow::layers)
   RandomWeightsOptions wo;
   wo.dtype = dtype;
   wo.norm_dtype = dtype == DType::Q8_0 ? DType::F32 : dtype;
@@ -423,6 +424,33 @@ TEST(Qwen3Forward, APositionGetsTheSameBitsHoweverItIsBatched) {
             << name << " prompt beside another row, " << (other_prompt ? "a prompt" : "generated") << ", "
             << (other_first ? "first" : "last");
       }
+    }
+    // The rest of the prompt through its layers over several forwards (1+1+1, 1+2, 2+1), each beside a
+    // generated row of another slot that goes first, as the engine orders them, in chunks of 30
+    // items; and the keys and values it left: a generated position after it.
+    const std::vector<int32_t> next = {tokens[3]};
+    std::vector<float> after_whole;
+    {
+      auto m = model(1, 1, 256);
+      run_row(*m, 0, tokens, 0, true);
+      after_whole = run_row(*m, 0, next, 1);
+    }
+    for (const std::vector<int>& parts : std::vector<std::vector<int>>{{1, 1, 1}, {1, 2}, {2, 1}}) {
+      auto b = model(2, 3, 30);
+      run_row(*b, 0, std::span(tokens).first(79), 0, true);
+      run_row(*b, 1, std::span(other).first(3), 0, true);
+      std::vector<float> got((n - 79 + 1) * static_cast<size_t>(vocab));
+      for (size_t i = 0; i < parts.size(); ++i) {
+        const bool last = i + 1 == parts.size();
+        const ForwardRow o{1, std::span(other).subspan(3 + i, 1), 1}, r{0, std::span(tokens).subspan(79),
+                                                                        last ? n - 79 : 0, true, last ? 0 : parts[i]};
+        const ForwardRow rows[] = {o, r};
+        b->forward(rows, got);
+        EXPECT_EQ(b->slot_length(0), last ? n : 79) << name;
+      }
+      const std::string split = name + " prompt through layers " + std::to_string(parts[0]) + "+" + std::to_string(parts[1]);
+      EXPECT_TRUE(same_bits(std::span(got).subspan(static_cast<size_t>(vocab)), rows_from(whole, 79))) << split;
+      EXPECT_TRUE(same_bits(run_row(*b, 0, next, 1), after_whole)) << split << ", the position after it";
     }
     // Generated positions: one at a time, against a verification row of 9 after 70, and against a
     // verification row beside a prompt of another slot.
@@ -496,6 +524,28 @@ TEST(Qwen3Forward, InvalidArgumentsThrowAndChangeNothing) {
   throws({{1, seven, 1}, {0, seven, 1}}, out);
   EXPECT_EQ(m.slot_length(0), 10);
   EXPECT_EQ(m.slot_length(1), 0);
+  // Rows through part of the layers (2 here): at most all of them, prompt rows only, no logits
+  // before the last layer, and last in the batch; then the same tokens again, through what is left.
+  throws({{1, seven, 0, true, 3}}, out);                // more layers than the model has
+  throws({{1, seven, 0, true, -1}}, out);               // negative
+  throws({{1, seven, 0, false, 1}}, out);               // generated positions
+  throws({{1, seven, 1, true, 1}}, out);                // logits before the last layer
+  throws({{1, seven, 0, true, 1}, {0, one, 1}}, out);   // not the last row
+  m.forward(std::vector<ForwardRow>{{1, seven, 0, true, 1}}, out);
+  EXPECT_EQ(m.slot_length(1), 0);                       // its positions join with their last layer
+  const std::vector<int32_t> other_seven = random_tokens(7, vocab, 21);
+  throws({{1, other_seven, 0, true}}, out);             // other tokens
+  throws({{1, one, 0, true}}, out);                     // fewer
+  throws({{1, seven, 0, false}}, out);                  // as generated positions
+  throws({{1, seven, 0, true, 2}}, out);                // past the layers left
+  throws({{1, seven, 0, true}, {0, one, 1}}, out);      // a row that goes on from a later layer is last too
+  const std::vector<std::byte> kv(7 * m.kv_bytes_per_position());
+  EXPECT_THROW(m.append_kv(1, 7, kv), std::invalid_argument);
+  m.truncate_slot(1, 0);                                // forgets the chunk
+  m.forward(std::vector<ForwardRow>{{1, other_seven, 0, true, 1}}, out);
+  m.forward(std::vector<ForwardRow>{{1, other_seven, 1, true}}, out);
+  EXPECT_EQ(m.slot_length(1), 7);
+  m.truncate_slot(1, 0);
 
   EXPECT_THROW(m.slot_length(2), std::invalid_argument);
   EXPECT_THROW(m.truncate_slot(2, 0), std::invalid_argument);

@@ -116,6 +116,26 @@ TEST_P(Qwen3EngineDtype, ConcurrentRowsWithPromptChunksDecodeAsTheyWouldAlone) {
   EXPECT_GT(shared->stats().prompt_chunks, 0u);
 }
 
+TEST_P(Qwen3EngineDtype, PromptsThroughTheirLayersOverSeveralStepsDecodeAsTheyWouldAlone) {
+  // Beside decoding rows, a step's prompt work is fixed at 5 positions times layers: the long
+  // prompts go in chunks of 5 positions through one of the 2 layers a step (ForwardRow::layers), the
+  // short ones too, one prompt at a time through part of the layers; prompts still going when the
+  // others finish take what is left of their layers at once.
+  const auto w = weights(GetParam());
+  auto alone = engine(w, false, 512, 512);
+  auto shared = engine(w, false, 64, 16);
+  shared->fix_prompt_work(5);
+  std::vector<PreparedPrompt> prompts = {prompt(5, 1), prompt(40, 2), prompt(9, 3), prompt(70, 4)};
+  std::vector<GenerationResult> want;
+  for (size_t i = 0; i < prompts.size(); ++i) want.push_back(alone->submit(prompts[i], options(1.0f, i)).wait());
+  shared->hold_admission(true);
+  std::vector<RequestHandle> handles;
+  for (size_t i = 0; i < prompts.size(); ++i) handles.push_back(shared->submit(prompts[i], options(1.0f, i)));
+  shared->hold_admission(false);
+  for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(handles[i].wait().tokens, want[i].tokens) << "request " << i;
+  EXPECT_GT(shared->stats().prompt_layer_steps, 10u);
+}
+
 // Speculative decoding verifies K+1 positions in one forward; each position's logits are the bits
 // plain decoding computes for it, so at temperature 0 the output is plain decoding's, token for
 // token, with every proposer.

@@ -190,6 +190,7 @@ Qwen3Model::Qwen3Model(std::shared_ptr<const Qwen3Weights> weights, Qwen3ModelOp
   items_.reserve(static_cast<size_t>(options_.prefill_chunk));
   attention_blocks_.reserve(static_cast<size_t>(options_.prefill_chunk));
   slot_seen_.assign(static_cast<size_t>(options_.slots), 0);
+  partial_.resize(static_cast<size_t>(options_.slots));
 }
 
 Qwen3Model::~Qwen3Model() = default;
@@ -236,7 +237,10 @@ void Qwen3Model::truncate_slot(int slot, int length) {
                                 std::to_string(kv_->length(slot)) + "] for slot " + std::to_string(slot));
   }
   kv_->set_length(slot, length);
+  partial_[static_cast<size_t>(slot)].next_layer = 0;
 }
+
+int Qwen3Model::layer_count() const { return weights_->config.num_layers; }
 
 size_t Qwen3Model::kv_bytes_per_position() const {
   return 2 * static_cast<size_t>(weights_->config.num_layers) * static_cast<size_t>(kv_->kv_dim()) * sizeof(uint16_t);
@@ -292,6 +296,8 @@ void Qwen3Model::append_kv(int slot, int count, std::span<const std::byte> in) {
   const int begin = kv_->length(slot);
   if (count < 0 || begin + count > options_.max_context)
     throw std::invalid_argument("append_kv: " + std::to_string(count) + " positions do not fit the slot");
+  if (partial_[static_cast<size_t>(slot)].next_layer > 0)
+    throw std::invalid_argument("append_kv: the slot holds a prompt chunk part of the way through the layers");
   if (in.size() < static_cast<size_t>(count) * kv_bytes_per_position())
     throw std::invalid_argument("append_kv: input too small");
   kv_->reserve(slot, begin + count);
@@ -320,6 +326,21 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
     if (r.logits_count < 0 || r.logits_count > n) {
       fail(i, "logits_count " + std::to_string(r.logits_count) + " outside [0, " + std::to_string(n) + "]");
     }
+    const PartialChunk& part = partial_[static_cast<size_t>(r.slot)];
+    const int layers = weights_->config.num_layers, first = part.next_layer;
+    if (first > 0 && !(r.prompt && std::ranges::equal(r.tokens, part.tokens))) {
+      fail(i, "slot " + std::to_string(r.slot) + " holds a prompt chunk through " + std::to_string(first) +
+                  " layers: its row must be that chunk's tokens again");
+    }
+    if (r.layers < 0 || r.layers > layers - first) {
+      fail(i, "layers " + std::to_string(r.layers) + " outside [0, " + std::to_string(layers - first) + "]");
+    }
+    const bool partial = first > 0 || (r.layers > 0 && first + r.layers < layers);
+    if (partial) {
+      if (!r.prompt) fail(i, "only a prompt row may go through part of the layers");
+      if (first + r.layers < layers && r.layers > 0 && r.logits_count > 0) fail(i, "logits before the last layer");
+      if (i + 1 != rows.size()) fail(i, "a row through part of the layers must be the last");
+    }
     const int64_t end = kv_->length(r.slot) + n;
     if (end > options_.max_context) {
       fail(i, "slot " + std::to_string(r.slot) + " would reach " + std::to_string(end) +
@@ -340,13 +361,36 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
 
   // Rows are cut into chunks of at most prefill_chunk tokens in row order, so chunks may mix rows
   // (a batch of decodes is one chunk) and a long prompt spans several chunks (bounded scratch).
+  // A row through part of the layers keeps its rows' hidden states for the forward that goes on.
+  const int layers = weights_->config.num_layers;
+  const ForwardRow& last = rows.back();
+  PartialChunk& part = partial_[static_cast<size_t>(last.slot)];
+  const int last_first = part.next_layer;
+  const int last_end = last.layers > 0 ? last_first + last.layers : layers;
+  if (last_first == 0 && last_end < layers) {
+    part.tokens.assign(last.tokens.begin(), last.tokens.end());
+    part.base = kv_->length(last.slot);
+    part.hidden.resize(last.tokens.size() * static_cast<size_t>(weights_->config.hidden_size));
+  }
+  if (last_first > 0 || last_end < layers) {
+    // The memory of the prompt's next chunk is committed a share a step, as this chunk goes through
+    // its layers: committed by the next chunk's first step, it was ~40-70 ms on top of that step's
+    // ~25 (a chunk of 224 positions holds 25 MB of keys and values, in huge pages the host backs
+    // for the first time).
+    const int64_t n = static_cast<int64_t>(last.tokens.size());
+    const int64_t ahead = kv_->length(last.slot) + n + n * last_end / layers;
+    kv_->reserve(last.slot, static_cast<int>(std::min<int64_t>(ahead, options_.max_context)));
+  }
+
   int64_t logits_row = 0;
   items_.clear();
   for (const ForwardRow& r : rows) {
     const int base = kv_->length(r.slot);
     const int n = static_cast<int>(r.tokens.size());
+    const bool is_last = &r == &last;
+    const int first = is_last ? last_first : 0, end = is_last ? last_end : layers;
     for (int i = 0; i < n; ++i) {
-      items_.push_back({r.slot, base + i, r.tokens[i], i >= n - r.logits_count, r.prompt});
+      items_.push_back({r.slot, base + i, r.tokens[i], i >= n - r.logits_count, r.prompt, first, end});
       if (static_cast<int>(items_.size()) == options_.prefill_chunk) {
         run_chunk(logits, logits_row);
         items_.clear();
@@ -355,9 +399,10 @@ void Qwen3Model::forward(std::span<const ForwardRow> rows, std::span<float> logi
   }
   if (!items_.empty()) run_chunk(logits, logits_row);
   items_.clear();
+  part.next_layer = last_end < layers ? last_end : 0;
 }
 
-void Qwen3Model::plan_attention() {
+void Qwen3Model::plan_attention(int n) {
   // Runs of one slot at consecutive positions, cut into blocks of attention_block_rows.
   const int rows_generated = attention_block_rows(weights_->config, kernels_->attention_queries);
   const int rows_prompt = attention_block_rows(weights_->config, kernels_->prompt_attention_queries);
@@ -366,7 +411,6 @@ void Qwen3Model::plan_attention() {
   // A slot's items are consecutive (one row each, forward checks), so a block that starts where the
   // item before is of its slot is that slot's second.
   attention_prepares_rows_ = true;
-  const int n = static_cast<int>(items_.size());
   for (int t = 0; t < n;) {
     if (t > 0 && items_[t - 1].slot == items_[t].slot) attention_prepares_rows_ = false;
     const int max_rows = items_[t].prompt ? rows_prompt : rows_generated;
@@ -450,8 +494,18 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   float* up = grow(up_, n * si);
   float* cosv = grow(cos_, n * half);
   float* sinv = grow(sin_, n * half);
+  // A row through part of the layers is the last (forward checks): at each layer, the items that go
+  // through it are the first `active` ones.
+  const int layers = c.num_layers;
+  int64_t full = 0;
+  while (full < n && items_[full].first_layer == 0 && items_[full].end_layer == layers) ++full;
+  const int part_first = full < n ? items_[full].first_layer : 0, part_end = full < n ? items_[full].end_layer : 0;
+  int64_t active = n;
+  auto kept = [&](const Item& it) {  // where a row of a chunk through part of the layers waits
+    PartialChunk& p = partial_[static_cast<size_t>(it.slot)];
+    return p.hidden.data() + static_cast<int64_t>(it.pos - p.base) * hidden;
+  };
   // Attention: one scratch per thread, sized for the largest block (it does not grow with the context).
-  plan_attention();
   const int64_t attention_stride = kernels::causal_attention_scratch_floats(
       attention_block_rows(c, std::max(kernels_->attention_queries, kernels_->prompt_attention_queries)), group, hd);
   float* attention_scratch = grow(attention_scratch_, threads * attention_stride);
@@ -463,7 +517,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
   // in_ranges(count, fn) calls fn(begin, end) over ranges covering [0, count).
   auto in_ranges = [&](int64_t count, auto&& fn) {
     constexpr int64_t kParallelRowsMin = 4;
-    if (n < kParallelRowsMin || threads == 1) {
+    if (active < kParallelRowsMin || threads == 1) {
       fn(int64_t{0}, count);
       return;
     }
@@ -471,7 +525,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     pool_->run(tasks, [&](int64_t task, int) { fn(count * task / tasks, count * (task + 1) / tasks); });
   };
   auto each_row = [&](auto&& fn) {
-    in_ranges(n, [&](int64_t begin, int64_t end) {
+    in_ranges(active, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) fn(t);
     });
   };
@@ -506,7 +560,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
 
   for (int64_t t = 0; t < n; ++t) {
     const Item& it = items_[t];
-    kernels::convert_row(w.embed.dtype, row_data(w.embed, it.token, embed_row_), hidden, x + t * sx);
+    if (it.first_layer == 0) {
+      kernels::convert_row(w.embed.dtype, row_data(w.embed, it.token, embed_row_), hidden, x + t * sx);
+    } else {  // where an earlier forward left it
+      std::copy(kept(it), kept(it) + hidden, x + t * sx);
+    }
     for (int64_t i = 0; i < half; ++i) {
       // Angles in double: positions run to tens of thousands, where fp32 angles drift.
       const double a = static_cast<double>(it.pos) * inv_freq_[i];
@@ -515,13 +573,17 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     }
   }
 
-  for (int l = 0; l < c.num_layers; ++l) {
+  int64_t planned = -1;
+  for (int l = 0; l < layers; ++l) {
+    active = full + (part_first <= l && l < part_end ? n - full : 0);
+    if (active == 0) continue;
+    if (active != planned) plan_attention(static_cast<int>(planned = active));
     const Qwen3LayerWeights& lw = w.layers[l];
     const LayerNorms& nw = norms_[l];
 
     each_row([&](int64_t t) { rms_norm(x + t * sx, nw.attn.data(), hidden, eps, h + t * sx); });
     const MatmulTarget qkv[] = {{&lw.q_proj, q, sq, false}, {&lw.k_proj, k, skv, false}, {&lw.v_proj, v, skv, false}};
-    matmul(qkv, h, sx, n, item_is_prompt);
+    matmul(qkv, h, sx, active, item_is_prompt);
 
     // Row t's queries of KV head g's group and its key, normed and rotated, and its value in the cache.
     auto prepare_head = [&](int64_t t, int64_t g) {
@@ -553,7 +615,7 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
       });
       in_ranges((kvdim + 15) / 16, [&](int64_t tile_begin, int64_t tile_end) {
         for (int64_t d0 = 16 * tile_begin; d0 < std::min(kvdim, 16 * tile_end); d0 += 16) {
-          for (int64_t t = 0; t < n; ++t) write_keys(t, d0, std::min(kvdim, d0 + 16));
+          for (int64_t t = 0; t < active; ++t) write_keys(t, d0, std::min(kvdim, d0 + 16));
         }
       });
     }
@@ -603,15 +665,15 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     });
 
     const MatmulTarget o[] = {{&lw.o_proj, x, sx, true}};
-    matmul(o, attn, sq, n, item_is_prompt);
+    matmul(o, attn, sq, active, item_is_prompt);
 
     each_row([&](int64_t t) { rms_norm(x + t * sx, nw.ffn.data(), hidden, eps, h + t * sx); });
     const MatmulTarget gate_up[] = {{&lw.gate_proj, gate, si, false}, {&lw.up_proj, up, si, false}};
-    matmul(gate_up, h, sx, n, item_is_prompt);
+    matmul(gate_up, h, sx, active, item_is_prompt);
 
     constexpr int64_t kSiluBlock = 1024;
     const int64_t parts = (inter + kSiluBlock - 1) / kSiluBlock;
-    in_ranges(n * parts, [&](int64_t first, int64_t last) {
+    in_ranges(active * parts, [&](int64_t first, int64_t last) {
       for (int64_t task = first; task < last; ++task) {
         float* g = gate + (task / parts) * si;
         const float* u = up + (task / parts) * si;
@@ -621,7 +683,11 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     });
 
     const MatmulTarget down[] = {{&lw.down_proj, x, sx, true}};
-    matmul(down, gate, si, n, item_is_prompt);
+    matmul(down, gate, si, active, item_is_prompt);
+  }
+  for (int64_t t = full; t < n && part_end < layers; ++t) {  // for the forward that goes on
+    const Item& it = items_[t];
+    std::copy(x + t * sx, x + t * sx + hidden, kept(it));
   }
 
   // Logits only for the positions asked for; they are consecutive rows of the output.
@@ -638,7 +704,8 @@ void Qwen3Model::run_chunk(std::span<float> logits, int64_t& logits_row) {
     matmul(head, h, sx, m, [&](int64_t r) { return items_[logit_items_[r]].prompt; });
     logits_row += m;
   }
-  for (const Item& it : items_) kv_->set_length(it.slot, it.pos + 1);
+  for (const Item& it : items_)
+    if (it.end_layer == layers) kv_->set_length(it.slot, it.pos + 1);
 }
 
 }  // namespace ninfer::models::qwen3

@@ -54,9 +54,13 @@ class Qwen3Model final : public LanguageModel {
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const override;
   std::string description() const override;
   int slot_length(int slot) const override;
+  int layer_count() const override;
+  // Also forgets a prompt chunk the slot holds part of the way through the layers.
   void truncate_slot(int slot, int length) override;
   // Rows must name distinct slots. logits_count 0 is accepted too (a prefill piece whose logits
-  // nobody needs); logits must hold at least sum(logits_count) * vocab_size() floats.
+  // nobody needs); logits must hold at least sum(logits_count) * vocab_size() floats. At most one
+  // row may skip layers (a prompt row that stops before the last layer or goes on from a later
+  // one than the first, ForwardRow::layers), and it is the last.
   void forward(std::span<const ForwardRow> rows, std::span<float> logits) override;
   int lendable_threads() const override;
   void lend_threads(int tasks, const std::function<void(int)>& fn) override;
@@ -78,6 +82,14 @@ class Qwen3Model final : public LanguageModel {
     int32_t token;
     bool wants_logits;
     bool prompt;  // of a prompt row (ForwardRow::prompt): takes KernelTable::attention(true)
+    int first_layer;  // the layers it goes through this forward: [first_layer, end_layer)
+    int end_layer;
+  };
+  // A slot's prompt chunk between forwards, part of the way through the layers (ForwardRow::layers).
+  struct PartialChunk {
+    std::vector<int32_t> tokens;  // at positions [base, base + size)
+    int base = 0;    int next_layer = 0;           // 0: the slot holds none
+    std::vector<float> hidden;    // tokens.size() rows of hidden_size: next_layer's input
   };
   struct AttentionBlock {  // consecutive items of one slot at consecutive positions
     int first;
@@ -99,7 +111,7 @@ class Qwen3Model final : public LanguageModel {
   template <bool kRead>
   void copy_kv(int slot, int begin, int count, KvBytes<kRead> bytes) const;
   void run_chunk(std::span<float> logits, int64_t& logits_row);
-  void plan_attention();  // items_ -> attention_blocks_, attention_tasks_
+  void plan_attention(int items);  // items_[0, items) -> attention_blocks_, attention_tasks_
 
   std::shared_ptr<const Qwen3Weights> weights_;
   Qwen3ModelOptions options_;
@@ -122,6 +134,7 @@ class Qwen3Model final : public LanguageModel {
   bool attention_prepares_rows_ = false;  // every slot's rows are one block (plan_attention)
   std::vector<uint8_t> embed_row_;  // a packed embedding's row (row_data)
   std::vector<char> slot_seen_;
+  std::vector<PartialChunk> partial_;  // per slot
 };
 
 }  // namespace ninfer::models::qwen3
