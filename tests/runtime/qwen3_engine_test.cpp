@@ -101,38 +101,35 @@ TEST_P(Qwen3EngineDtype, PrefixCacheAndChunkingGiveIdenticalOutputs) {
   EXPECT_EQ(cached->stats().prefix_cache_misses, 1u);
 }
 
-TEST_P(Qwen3EngineDtype, ConcurrentRowsWithPromptChunksDecodeAsTheyWouldAlone) {
-  const auto w = weights(GetParam());
+// Four requests of 5-70 prompt tokens submitted together to `shared` each generate the tokens they
+// generate alone (seeded sampling at temperature 1).
+void expect_requests_together_as_alone(const std::shared_ptr<const models::qwen3::Qwen3Weights>& w, EngineImpl& shared) {
   auto alone = engine(w, false, 512, 512);
-  auto shared = engine(w, false, 16, 3);
   std::vector<PreparedPrompt> prompts = {prompt(5, 1), prompt(40, 2), prompt(9, 3), prompt(70, 4)};
   std::vector<GenerationResult> want;
   for (size_t i = 0; i < prompts.size(); ++i) want.push_back(alone->submit(prompts[i], options(1.0f, i)).wait());
-  shared->hold_admission(true);
+  shared.hold_admission(true);
   std::vector<RequestHandle> handles;
-  for (size_t i = 0; i < prompts.size(); ++i) handles.push_back(shared->submit(prompts[i], options(1.0f, i)));
-  shared->hold_admission(false);
+  for (size_t i = 0; i < prompts.size(); ++i) handles.push_back(shared.submit(prompts[i], options(1.0f, i)));
+  shared.hold_admission(false);
   for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(handles[i].wait().tokens, want[i].tokens) << "request " << i;
+}
+
+TEST_P(Qwen3EngineDtype, ConcurrentRowsWithPromptChunksDecodeAsTheyWouldAlone) {
+  auto shared = engine(weights(GetParam()), false, 16, 3);
+  expect_requests_together_as_alone(weights(GetParam()), *shared);
   EXPECT_GT(shared->stats().prompt_chunks, 0u);
 }
 
 TEST_P(Qwen3EngineDtype, PromptsThroughTheirLayersOverSeveralStepsDecodeAsTheyWouldAlone) {
-  // Beside decoding rows, a step's prompt work is fixed at 5 positions times layers: the long
-  // prompts go in chunks of 5 positions through one of the 2 layers a step (ForwardRow::layers), the
-  // short ones too, one prompt at a time through part of the layers; prompts still going when the
-  // others finish take what is left of their layers at once.
+  // Beside decoding rows, a step's prompt work is fixed at 5 positions times layers: what is left of
+  // the prompts once rows decode goes in chunks of 5 positions through one of the 2 layers a step
+  // (ForwardRow::layers), one such chunk a step, the others waiting; a chunk still going when no
+  // row decodes any more takes what is left of its layers at once.
   const auto w = weights(GetParam());
-  auto alone = engine(w, false, 512, 512);
   auto shared = engine(w, false, 64, 16);
   shared->fix_prompt_work(5);
-  std::vector<PreparedPrompt> prompts = {prompt(5, 1), prompt(40, 2), prompt(9, 3), prompt(70, 4)};
-  std::vector<GenerationResult> want;
-  for (size_t i = 0; i < prompts.size(); ++i) want.push_back(alone->submit(prompts[i], options(1.0f, i)).wait());
-  shared->hold_admission(true);
-  std::vector<RequestHandle> handles;
-  for (size_t i = 0; i < prompts.size(); ++i) handles.push_back(shared->submit(prompts[i], options(1.0f, i)));
-  shared->hold_admission(false);
-  for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(handles[i].wait().tokens, want[i].tokens) << "request " << i;
+  expect_requests_together_as_alone(w, *shared);
   EXPECT_GT(shared->stats().prompt_layer_steps, 10u);
 }
 
