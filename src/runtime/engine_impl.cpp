@@ -729,9 +729,13 @@ void EngineImpl::step() {
     chunks_planned.push_back(c);
     any_constrained |= b.sample && r.session->constrained();
   };
-  // A row through part of the layers goes last (the model's rule), and there is one at most.
+  // A row through part of the layers goes last (the model's rule), and there is one at most. A chunk
+  // part of the way through goes on before any other starts one: one prompt's hidden rows wait at a
+  // time, and a later prompt's chunk never waits on an earlier prompt's new ones.
   std::optional<std::pair<size_t, runtime::BatchRow>> partial;
   ChunkPlan partial_plan;
+  const bool in_flight =
+      std::any_of(active_.begin(), active_.end(), [](const std::unique_ptr<Request>& r) { return r->chunk_positions > 0; });
   for (size_t a = 0; a < active_.size(); ++a) {
     Request& r = *active_[a];
     runtime::BatchRow b;
@@ -742,7 +746,7 @@ void EngineImpl::step() {
       add_row(a, b, {});
       continue;
     }
-    const ChunkPlan c = plan_chunk(r, work, cap, decoding, partial.has_value());
+    const ChunkPlan c = plan_chunk(r, work, cap, decoding, partial.has_value() || (in_flight && r.chunk_positions == 0));
     if (c.positions == 0) continue;  // waits for a later step
     work -= static_cast<int64_t>(c.positions) * c.layers;
     const int first = r.chunk_positions > 0 ? r.chunk_layers : 0;

@@ -108,7 +108,8 @@ class EngineImpl {
   int prompt_budget(int decoding) const;
   // A prompt row's share of a step: `positions` from prompt_done on, through `layers` of the model's
   // (from the chunk's chunk_layers on); positions 0: none this step. `work` is what the step has left
-  // for prompts, in positions times layers; `cap` the positions a chunk may hold.
+  // for prompts, in positions times layers; `cap` the positions a chunk may hold; `partial_taken`:
+  // the step may not take a row through part of the layers for this request (whole chunks only).
   struct ChunkPlan {
     size_t positions = 0;
     int layers = 0;

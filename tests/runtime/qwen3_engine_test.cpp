@@ -131,6 +131,18 @@ TEST_P(Qwen3EngineDtype, PromptsThroughTheirLayersOverSeveralStepsDecodeAsTheyWo
   shared->fix_prompt_work(5);
   expect_requests_together_as_alone(w, *shared);
   EXPECT_GT(shared->stats().prompt_layer_steps, 10u);
+  // Two long prompts arriving together beside a decoding row: one goes through part of the layers
+  // at a time, the other waits or takes whole chunks.
+  auto alone = engine(w, false, 512, 512);
+  const PreparedPrompt runner = prompt(6, 5), p1 = prompt(50, 6), p2 = prompt(60, 7);
+  RequestHandle r = shared->submit(runner, options(1.0f, 20));
+  ASSERT_TRUE(r.next());
+  shared->hold_admission(true);
+  RequestHandle h1 = shared->submit(p1, options(1.0f, 21)), h2 = shared->submit(p2, options(1.0f, 22));
+  shared->hold_admission(false);
+  EXPECT_EQ(r.wait().tokens, alone->submit(runner, options(1.0f, 20)).wait().tokens);
+  EXPECT_EQ(h1.wait().tokens, alone->submit(p1, options(1.0f, 21)).wait().tokens);
+  EXPECT_EQ(h2.wait().tokens, alone->submit(p2, options(1.0f, 22)).wait().tokens);
 }
 
 // Speculative decoding verifies K+1 positions in one forward; each position's logits are the bits
