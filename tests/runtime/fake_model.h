@@ -3,6 +3,7 @@
 // lm_head — and exact slot bookkeeping, so engine behaviour can be checked without weights.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <chrono>
@@ -19,7 +20,8 @@ namespace ninfer::testing {
 class FakeModel final : public models::LanguageModel {
  public:
   FakeModel(std::shared_ptr<const tokenizer::Tokenizer> tok, int slots, int max_context, int padding = 7)
-      : tok_(std::move(tok)), width_(tok_->vocab_size() + padding), max_context_(max_context), slots_(slots) {}
+      : tok_(std::move(tok)), width_(tok_->vocab_size() + padding), max_context_(max_context), slots_(slots),
+        partial_(slots) {}
 
   int32_t vocab_size() const override { return width_; }
   int max_context() const override { return max_context_; }
@@ -27,25 +29,34 @@ class FakeModel final : public models::LanguageModel {
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer() const override { return tok_; }
   std::string description() const override { return "fake"; }
   int slot_length(int slot) const override { return static_cast<int>(slots_.at(slot).size()); }
+  int layer_count() const override { return layers; }
   void truncate_slot(int slot, int length) override {
     auto& s = slots_.at(slot);
     if (length < static_cast<int>(s.size())) s.resize(length);
+    partial_.at(slot) = Partial{};
   }
 
   void forward(std::span<const models::ForwardRow> rows, std::span<float> logits) override {
     size_t out = 0;
     ++forward_calls;
     if (delay_per_step.count() > 0) std::this_thread::sleep_for(delay_per_step);
+    // The share of the layers each row goes through this forward (ForwardRow::layers).
+    auto share = [&](const models::ForwardRow& r) {
+      if (r.slot < 0 || r.slot >= slot_count()) return 1.0;
+      const int first = partial_[r.slot].next_layer;
+      return static_cast<double>(r.layers > 0 ? r.layers : layers - first) / layers;
+    };
     if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0 ||
         delay_per_chunk_context_position.count() > 0) {
-      size_t positions = 0, context = 0, chunk_context = 0;
+      double positions = 0, chunk_context = 0;
+      size_t context = 0;
       for (const models::ForwardRow& r : rows) {
-        positions += r.tokens.size();
+        positions += static_cast<double>(r.tokens.size()) * share(r);
         if (r.slot < 0 || r.slot >= slot_count()) continue;
         if (r.logits_count > 0) context += slots_[r.slot].size();
-        if (r.prompt) chunk_context += slots_[r.slot].size();
+        if (r.prompt) chunk_context += static_cast<double>(slots_[r.slot].size()) * share(r);
       }
-      const size_t charged = positions - std::min(positions, free_positions);
+      const double charged = positions - std::min(positions, static_cast<double>(free_positions));
       bool chunk = false;
       for (const models::ForwardRow& r : rows) chunk |= r.logits_count == 0 || r.tokens.size() > 1;
       const bool slow = chunk && slow_chunk_every > 0 && chunk_forwards++ % slow_chunk_every == slow_chunk_every - 1;
@@ -56,11 +67,25 @@ class FakeModel final : public models::LanguageModel {
     }
     if (record_forwards) forward_log.emplace_back();
     for (const models::ForwardRow& r : rows) {
-      if (record_forwards) forward_log.back().push_back({r.slot, static_cast<int>(r.tokens.size()), r.logits_count});
       if (r.slot < 0 || r.slot >= slot_count()) throw std::invalid_argument("bad slot");
       if (r.tokens.empty()) throw std::invalid_argument("empty row");
       auto& s = slots_[r.slot];
       if (s.size() + r.tokens.size() > size_t(max_context_)) throw std::invalid_argument("past max_context");
+      // Through part of the layers: the positions join the slot with the last layer (the model's rules,
+      // as Qwen3Model checks them).
+      Partial& p = partial_[r.slot];
+      const int run = r.layers > 0 ? r.layers : layers - p.next_layer;
+      if (record_forwards) forward_log.back().push_back({r.slot, static_cast<int>(r.tokens.size()), r.logits_count, run});
+      if (p.next_layer > 0 && !(r.prompt && std::equal(r.tokens.begin(), r.tokens.end(), p.tokens.begin(), p.tokens.end())))
+        throw std::invalid_argument("a chunk part of the way through the layers must come back");
+      if (r.layers < 0 || p.next_layer + run > layers) throw std::invalid_argument("layers out of range");
+      if (p.next_layer + run < layers) {
+        if (!r.prompt || r.logits_count > 0 || &r != &rows.back()) throw std::invalid_argument("bad partial row");
+        p.tokens.assign(r.tokens.begin(), r.tokens.end());
+        p.next_layer += run;
+        continue;
+      }
+      p = Partial{};
       for (size_t i = 0; i < r.tokens.size(); ++i) {
         s.push_back(r.tokens[i]);
         if (i + r.logits_count >= r.tokens.size()) {
@@ -120,9 +145,12 @@ class FakeModel final : public models::LanguageModel {
   int slow_chunk_every = 0;
   double slow_chunk_factor = 1.0;
   int chunk_forwards = 0;
-  // Every forward's rows (slot, tokens, logits_count), when asked for.
+  // Layers (layer_count()); above 1, a prompt row may go through part of them a forward, and the
+  // delays charge its positions by the share it goes through.
+  int layers = 1;
+  // Every forward's rows (slot, tokens, logits_count, the layers it went through), when asked for.
   struct LoggedRow {
-    int slot, tokens, logits_count;
+    int slot, tokens, logits_count, layers;
   };
   bool record_forwards = false;
   std::vector<std::vector<LoggedRow>> forward_log;
@@ -132,6 +160,11 @@ class FakeModel final : public models::LanguageModel {
   int32_t width_;
   int max_context_;
   std::vector<std::vector<int32_t>> slots_;
+  struct Partial {
+    std::vector<int32_t> tokens;
+    int next_layer = 0;
+  };
+  std::vector<Partial> partial_;
 
   static uint64_t mix(uint64_t x) {
     x ^= x >> 33;

@@ -475,6 +475,55 @@ TEST(ChunkedPrefill, ChunksFollowAFixedPartThatGrowsWithThePromptsContext) {
   EXPECT_LE(ratios[ratios.size() * 9 / 10], 2.2) << "the chunks overran the slowdown";
 }
 
+TEST(ChunkedPrefill, BesideDecodingRowsALongPromptGoesInLargeChunksThroughAFewLayersAStep) {
+  // A model of 8 layers whose every position costs 2 ms through all of them: two decoding rows take
+  // 4 ms a step, and a slowdown of 2 leaves room for ~2 prompt positions through every layer. Through
+  // part of the layers (ForwardRow::layers), the prompt's chunks hold many more positions, a layer or
+  // two a step, and the steps stay within the budget but for the fit's rounding up to a whole
+  // position (prompt_budget: at most 0.5 of a decode step here): the chunk is paid for by the layers
+  // it goes through (charged as if through every layer, its 16-24 positions would make steps of 9-13
+  // times a decode step). The fake sleeps four times these costs, so that the engine's own work and
+  // sleep overshoot on a loaded machine stay small against them.
+  constexpr int kScale = 4;
+  auto model = kv_model();
+  model->layers = 8;
+  model->delay_per_position = std::chrono::milliseconds(2 * kScale);
+  const std::vector<int> chunks = chunks_beside_two_decoding_rows(model, 120, 400);
+  std::vector<int> positions;
+  std::vector<double> ratios;  // the fake's cost of each step with a chunk beside the two rows, over theirs alone
+  int partial_rows = 0;
+  for (const auto& step : model->forward_log) {
+    int decoding = 0;
+    double chunk_ms = 0;
+    bool chunk = false;
+    for (size_t i = 0; i < step.size(); ++i) {
+      const auto& row = step[i];
+      if (row.logits_count == 1 && row.tokens == 1) {
+        ++decoding;
+        continue;
+      }
+      chunk = true;
+      chunk_ms += 2.0 * row.tokens * row.layers / 8;
+      if (row.layers < 8 && row.logits_count == 0) {
+        ++partial_rows;
+        EXPECT_EQ(i + 1, step.size()) << "a row through part of the layers is the step's last";
+        positions.push_back(row.tokens);
+      }
+    }
+    if (decoding == 2 && chunk) ratios.push_back((4.0 + chunk_ms) / 4.0);
+  }
+  ASSERT_GE(partial_rows, 20) << "the prompt did not go through part of the layers";
+  ASSERT_GE(ratios.size(), 20u);
+  // The first steps are left out while the estimates settle.
+  std::vector<int> later(positions.begin() + 4, positions.end());
+  std::sort(later.begin(), later.end());
+  EXPECT_GE(later[later.size() / 2], 8) << "chunks through part of the layers should hold many positions";
+  std::vector<double> settled(ratios.begin() + 4, ratios.end());
+  std::sort(settled.begin(), settled.end());
+  EXPECT_LE(settled[settled.size() * 9 / 10], 2.6) << "the chunks' layers were not paid for";
+  EXPECT_TRUE(chunks.empty() || *std::max_element(chunks.begin(), chunks.end()) <= 64);
+}
+
 TEST(ChunkedPrefill, OptionsAreChecked) {
   EngineOptions o = engine_options(false);
   o.prefill_tokens_while_decoding = 0;
