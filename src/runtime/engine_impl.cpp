@@ -732,8 +732,12 @@ void EngineImpl::step() {
   // A row through part of the layers goes last (the model's rule), and there is one at most. A chunk
   // part of the way through goes on before any other starts one: one prompt's hidden rows wait at a
   // time, and a later prompt's chunk never waits on an earlier prompt's new ones.
-  std::optional<std::pair<size_t, runtime::BatchRow>> partial;
-  ChunkPlan partial_plan;
+  struct PartialRow {
+    size_t active;
+    runtime::BatchRow row;
+    ChunkPlan plan;
+  };
+  std::optional<PartialRow> partial;
   const bool in_flight =
       std::any_of(active_.begin(), active_.end(), [](const std::unique_ptr<Request>& r) { return r->chunk_positions > 0; });
   for (size_t a = 0; a < active_.size(); ++a) {
@@ -756,13 +760,12 @@ void EngineImpl::step() {
     b.sample = last_layers && r.prompt_done + c.positions == r.prompt.size();
     b.prompt = true;
     if (first > 0 || !last_layers) {
-      partial.emplace(a, b);
-      partial_plan = c;
+      partial = PartialRow{a, b, c};
     } else {
       add_row(a, b, c);
     }
   }
-  if (partial) add_row(partial->first, partial->second, partial_plan);
+  if (partial) add_row(partial->active, partial->row, partial->plan);
   BatchMaskProvider provider(rows);
   const double forward_before = program_->timings().forward_s;
   runtime::PendingBatch& pending = program_->decode(batch, any_constrained ? &provider : nullptr);
@@ -858,7 +861,7 @@ void EngineImpl::step() {
     stats_.rows_decoded += sampled;
     stats_.prompt_tokens_computed += prompt_tokens;
     stats_.prompt_chunks += chunks;
-    stats_.prompt_layer_steps += partial && chunks_planned.back().layers < layers_;
+    stats_.prompt_layer_steps += partial.has_value();
     stats_.draft_tokens += step_drafts.drafted;
     stats_.draft_tokens_accepted += step_drafts.accepted;
     stats_.draft_tokens_illegal += step_drafts.illegal;

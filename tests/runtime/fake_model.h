@@ -42,9 +42,7 @@ class FakeModel final : public models::LanguageModel {
     if (delay_per_step.count() > 0) std::this_thread::sleep_for(delay_per_step);
     // The share of the layers each row goes through this forward (ForwardRow::layers).
     auto share = [&](const models::ForwardRow& r) {
-      if (r.slot < 0 || r.slot >= slot_count()) return 1.0;
-      const int first = partial_[r.slot].next_layer;
-      return static_cast<double>(r.layers > 0 ? r.layers : layers - first) / layers;
+      return r.slot < 0 || r.slot >= slot_count() ? 1.0 : static_cast<double>(layers_run(r)) / layers;
     };
     if (delay_per_position.count() > 0 || delay_per_context_position.count() > 0 ||
         delay_per_chunk_context_position.count() > 0) {
@@ -74,7 +72,7 @@ class FakeModel final : public models::LanguageModel {
       // Through part of the layers: the positions join the slot with the last layer (the model's rules,
       // as Qwen3Model checks them).
       Partial& p = partial_[r.slot];
-      const int run = r.layers > 0 ? r.layers : layers - p.next_layer;
+      const int run = layers_run(r);
       if (record_forwards) forward_log.back().push_back({r.slot, static_cast<int>(r.tokens.size()), r.logits_count, run});
       if (p.next_layer > 0 && !(r.prompt && std::equal(r.tokens.begin(), r.tokens.end(), p.tokens.begin(), p.tokens.end())))
         throw std::invalid_argument("a chunk part of the way through the layers must come back");
@@ -165,6 +163,10 @@ class FakeModel final : public models::LanguageModel {
     int next_layer = 0;
   };
   std::vector<Partial> partial_;
+  // The layers row r goes through this forward (its slot in range).
+  int layers_run(const models::ForwardRow& r) const {
+    return r.layers > 0 ? r.layers : layers - partial_[r.slot].next_layer;
+  }
 
   static uint64_t mix(uint64_t x) {
     x ^= x >> 33;
